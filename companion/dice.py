@@ -1,0 +1,103 @@
+"""Dice: the one value every dice source produces, and seeded rolling.
+
+Three sources feed a fight: the app rolls (seeded, replayable), players roll physical dice and tap the
+faces in, or a dice tray reports them. All three produce a :class:`DiceRoll`, so the rules never care
+where a roll came from; the log keeps the source and, for app rolls, the seed.
+"""
+
+from __future__ import annotations
+
+import enum
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from companion.datapack import Die, Face
+
+
+class DiceSource(enum.StrEnum):
+    APP = "app"
+    HAND = "hand"
+    TRAY = "tray"
+
+
+class DiceError(ValueError):
+    """A roll that cannot be: an unknown die kind, or a face the die does not have."""
+
+
+@dataclass(frozen=True, slots=True)
+class DieResult:
+    """One rolled die: its kind (wood, metal, tooth, magic) and the face that came up."""
+
+    kind: str
+    face: Face
+
+
+@dataclass(frozen=True, slots=True)
+class DiceRoll:
+    """One throw of one or more dice, from any source."""
+
+    dice: tuple[DieResult, ...]
+    source: DiceSource
+    seed: int | None = None
+
+    @property
+    def hits(self) -> int:
+        return sum(d.face.hits for d in self.dice)
+
+    def broken(self, kind: str | None = None) -> int:
+        """How many broken icons, of one die kind or of all."""
+        return sum(1 for d in self.dice if d.face.broken and (kind is None or d.kind == kind))
+
+    def describe(self) -> str:
+        faces = ", ".join(f"{d.face.hits}★" if d.face.broken else str(d.face.hits) for d in self.dice)
+        return f"{len(self.dice)} {'die' if len(self.dice) == 1 else 'dice'}: {faces} = {self.hits} hits"
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "dice": [[d.kind, str(d.face)] for d in self.dice],
+            "source": self.source.value,
+            "seed": self.seed,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, object]) -> DiceRoll:
+        from companion.datapack import DataPackError, parse_face
+
+        raw = data.get("dice")
+        if not isinstance(raw, list):
+            raise DiceError("a roll needs a list of [kind, face] pairs")
+        dice: list[DieResult] = []
+        for i, item in enumerate(raw):
+            if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str)):
+                raise DiceError(f"dice[{i}]: expected [kind, face], got {item!r}")
+            try:
+                dice.append(DieResult(item[0], parse_face(f"dice[{i}]", item[1])))
+            except DataPackError as error:
+                raise DiceError(str(error)) from None
+        seed = data.get("seed")
+        return cls(tuple(dice), DiceSource(str(data.get("source", "hand"))), seed if isinstance(seed, int) else None)
+
+
+def roll(kinds: Sequence[str], dice: Mapping[str, Die], *, seed: int, source: DiceSource = DiceSource.APP) -> DiceRoll:
+    """Roll the named dice with a seeded generator: the same seed gives the same faces."""
+    rng = random.Random(seed)
+    results = []
+    for kind in kinds:
+        if kind not in dice:
+            raise DiceError(f"unknown die {kind!r}; known dice: {', '.join(dice)}")
+        results.append(DieResult(kind, rng.choice(dice[kind].faces)))
+    return DiceRoll(tuple(results), source, seed)
+
+
+def from_faces(kind_faces: Sequence[tuple[str, Face]], dice: Mapping[str, Die], source: DiceSource) -> DiceRoll:
+    """A roll read off physical dice (typed in or from a tray): checks each face exists on that die."""
+    results = []
+    for kind, face in kind_faces:
+        if kind not in dice:
+            raise DiceError(f"unknown die {kind!r}; known dice: {', '.join(dice)}")
+        if face not in dice[kind].faces:
+            shown = ", ".join(str(f) for f in dice[kind].faces)
+            raise DiceError(f"a {kind} die has no face {face}; its faces are {shown}")
+        results.append(DieResult(kind, face))
+    return DiceRoll(tuple(results), source)

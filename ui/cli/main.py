@@ -1,0 +1,68 @@
+"""Entry point of the ``fujikoro`` console script: finds the subcommand modules and dispatches."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+from collections.abc import Callable, Sequence
+
+import ui.cli as cli_package
+from ui.cli import CliError
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="fujikoro",
+        description="Table companion for Fuji Koro. With no subcommand it starts the tablet app.",
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for info in sorted(pkgutil.iter_modules(cli_package.__path__), key=lambda m: m.name):
+        if info.name.startswith("_") or info.name == "main":
+            continue
+        module = importlib.import_module(f"{cli_package.__name__}.{info.name}")
+        register = getattr(module, "register", None)
+        if register is not None:
+            register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler: Handler | None = getattr(args, "handler", None)
+    if handler is None:
+        app = _app_handler()
+        if app is None:
+            parser.print_help()
+            return 0
+        handler = app
+    try:
+        return handler(args)
+    except CliError as error:
+        print(f"fujikoro: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("fujikoro: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+def _app_handler() -> Handler | None:
+    """The tablet app, when it is installed; imported lazily so headless commands never load Kivy."""
+    try:
+        module = importlib.import_module("ui.app")
+    except ModuleNotFoundError as error:
+        if error.name == "ui.app":
+            return None
+        raise
+    run: Handler = module.run_from_args
+    return run
+
+
+if __name__ == "__main__":
+    sys.exit(main())
