@@ -328,19 +328,19 @@ class _Reader:
             raise DataPackError(f"{path}.status: must be confirmed, derived or assumed, got {status!r}")
         return node["value"]
 
-    def int(self, path: str, *, minimum: int | None = 0, optional: bool = False) -> Any:
+    def integer(self, path: str, *, minimum: int | None = 0, optional: bool = False) -> Any:
         value = self.leaf(path, optional=optional)
         if value is None and optional:
             return None
         return _check_int(path, value, minimum)
 
-    def bool(self, path: str) -> bool:
+    def boolean(self, path: str) -> bool:
         value = self.leaf(path)
         if not isinstance(value, bool):
             raise DataPackError(f"{path}: expected true or false, got {value!r}")
         return value
 
-    def str(self, path: str, choices: tuple[str, ...] | None = None) -> str:
+    def text(self, path: str, choices: tuple[str, ...] | None = None) -> str:
         value = self.leaf(path)
         if not isinstance(value, str) or not value:
             raise DataPackError(f"{path}: expected text, got {value!r}")
@@ -440,22 +440,22 @@ def parse(raw: Mapping[str, Any]) -> DataPack:
     if not isinstance(version, str):
         raise DataPackError(f"meta.version: expected text, got {version!r}")
 
-    strength = {kind: r.int(f"cubes.{kind}", minimum=1) for kind in DIE_KINDS}
+    strength = {kind: r.integer(f"cubes.{kind}", minimum=1) for kind in DIE_KINDS}
 
     dice: dict[str, Die] = {}
     for kind in DIE_KINDS:
         faces = parse_faces(f"dice.{kind}.faces", r.leaf(f"dice.{kind}.faces"))
-        dice[kind] = Die(kind, r.str(f"dice.{kind}.colour"), r.int(f"dice.{kind}.in_box", minimum=1), faces)
+        dice[kind] = Die(kind, r.text(f"dice.{kind}.colour"), r.integer(f"dice.{kind}.in_box", minimum=1), faces)
 
     colours = {
         c: ColourInfo(
             colour=c,
-            name=r.str(f"colours.{c}.name"),
-            size=r.str(f"colours.{c}.size"),
-            dice=r.int(f"colours.{c}.dice", minimum=1),
-            vp=r.int(f"colours.{c}.vp"),
-            coop_teeth=r.int(f"colours.{c}.coop_teeth"),
-            trophy_vp=r.int(f"colours.{c}.trophy_vp"),
+            name=r.text(f"colours.{c}.name"),
+            size=r.text(f"colours.{c}.size"),
+            dice=r.integer(f"colours.{c}.dice", minimum=1),
+            vp=r.integer(f"colours.{c}.vp"),
+            coop_teeth=r.integer(f"colours.{c}.coop_teeth"),
+            trophy_vp=r.integer(f"colours.{c}.trophy_vp"),
         )
         for c in COLOURS
     }
@@ -465,11 +465,11 @@ def parse(raw: Mapping[str, Any]) -> DataPack:
         p = f"dragons.{dragon_id}"
         dragons[dragon_id] = Dragon(
             id=dragon_id,
-            colour=r.str(f"{p}.colour", COLOURS),
-            initiative=r.int(f"{p}.initiative"),
-            health=r.int(f"{p}.health", minimum=1),
-            health_2p=r.int(f"{p}.health_2p", minimum=1, optional=True),
-            health_solo=r.int(f"{p}.health_solo", minimum=1, optional=True),
+            colour=r.text(f"{p}.colour", COLOURS),
+            initiative=r.integer(f"{p}.initiative"),
+            health=r.integer(f"{p}.health", minimum=1),
+            health_2p=r.integer(f"{p}.health_2p", minimum=1, optional=True),
+            health_solo=r.integer(f"{p}.health_solo", minimum=1, optional=True),
         )
     if len(dragons) != 13:
         raise DataPackError(f"dragons: the box has 13 dragon figures, the pack lists {len(dragons)}")
@@ -477,11 +477,11 @@ def parse(raw: Mapping[str, Any]) -> DataPack:
     countdown = _parse_countdown(r)
     lava_numbers = r.int_list("countdown.competitive.lava_numbers", minimum=1)
     coop = CoopTrack(
-        rounds_solo=r.int("countdown.coop.rounds_solo", minimum=1),
-        rounds_group=r.int("countdown.coop.rounds_group", minimum=1),
-        final_rounds=r.int("countdown.coop.final_rounds", minimum=1),
-        adventure_token_reduction=r.int("countdown.coop.adventure_token_reduction"),
-        lives=r.int("countdown.coop.lives", minimum=1),
+        rounds_solo=r.integer("countdown.coop.rounds_solo", minimum=1),
+        rounds_group=r.integer("countdown.coop.rounds_group", minimum=1),
+        final_rounds=r.integer("countdown.coop.final_rounds", minimum=1),
+        adventure_token_reduction=r.integer("countdown.coop.adventure_token_reduction"),
+        lives=r.integer("countdown.coop.lives", minimum=1),
     )
     shogun = ShogunTracks(
         palace={k: _descending(f"shogun.palace.{k}", r) for k in r.section("shogun.palace")},
@@ -491,7 +491,7 @@ def parse(raw: Mapping[str, Any]) -> DataPack:
         if track not in shogun.palace:
             raise DataPackError(f"shogun.palace.{track}: missing value")
 
-    scoring = {k: r.int(f"scoring.{k}", minimum=None) for k in r.section("scoring") if k != "mirror_matches"}
+    scoring = {k: r.integer(f"scoring.{k}", minimum=None) for k in r.section("scoring") if k != "mirror_matches"}
     for needed in ("final_chapter_vp", "explore_level_2", "explore_level_3", "scroll"):
         if needed not in scoring:
             raise DataPackError(f"scoring.{needed}: missing value")
@@ -505,7 +505,8 @@ def parse(raw: Mapping[str, Any]) -> DataPack:
         if not isinstance(modes, list) or not modes or not set(modes) <= {"competitive", "coop"}:
             raise DataPackError(f"{p}.modes: expected a list of competitive / coop, got {modes!r}")
         extras = {k: r.leaf(f"{p}.{k}") for k in r.section(p) if k not in {"name", "modes", "threshold"}}
-        scenarios[int(key)] = Scenario(int(key), r.str(f"{p}.name"), tuple(modes), r.int(f"{p}.threshold", minimum=1), extras)
+        threshold = r.integer(f"{p}.threshold", minimum=1)
+        scenarios[int(key)] = Scenario(int(key), r.text(f"{p}.name"), tuple(modes), threshold, extras)
     if 0 not in scenarios:
         raise DataPackError("scenarios.0: the base game is missing")
 
@@ -519,13 +520,13 @@ def parse(raw: Mapping[str, Any]) -> DataPack:
         dice=dice,
         colours=colours,
         dragons=dragons,
-        health_track_max=r.int("dragon_rules.health_track_max", minimum=1),
+        health_track_max=r.integer("dragon_rules.health_track_max", minimum=1),
         countdown=countdown,
         lava_numbers=lava_numbers,
         coop=coop,
         shogun=shogun,
         scoring=scoring,
-        mirror_matches=r.bool("scoring.mirror_matches"),
+        mirror_matches=r.boolean("scoring.mirror_matches"),
         scenarios=scenarios,
         boards=boards,
         gear_cards=cards,
@@ -550,7 +551,7 @@ def _parse_countdown(r: _Reader) -> tuple[CountdownSpace, ...]:
     for i, space in enumerate(spaces):
         p = f"{path}[{i}]"
         if not isinstance(space, dict) or "event" not in space:
-            raise DataPackError(f"{p}: expected {{ event = \"lava\" | \"rope\" | \"nothing\" | \"end\" }}, got {space!r}")
+            raise DataPackError(f"{p}: expected a table with an event (lava, rope, nothing or end), got {space!r}")
         try:
             event = CountdownEvent(space["event"])
         except ValueError:
@@ -576,13 +577,14 @@ def _parse_boards(raw: Mapping[str, Any]) -> dict[str, BoardSpec]:
         for f in _BOARD_GRID_FIELDS:
             fields[f] = resolved.grid(f"{p}.{f}")
         for f in _BOARD_INT_FIELDS:
-            fields[f] = resolved.int(f"{p}.{f}")
+            fields[f] = resolved.integer(f"{p}.{f}")
         for f in _BOARD_BOOL_FIELDS:
-            fields[f] = resolved.bool(f"{p}.{f}")
-        fields["hands"] = Hands(resolved.str(f"{p}.hands", tuple(h.value for h in Hands)))
+            fields[f] = resolved.boolean(f"{p}.{f}")
+        fields["hands"] = Hands(resolved.text(f"{p}.hands", tuple(h.value for h in Hands)))
         spec = BoardSpec(**fields)
         if spec.weapon_left_grid[0] != spec.weapon_right_grid[0]:
-            raise DataPackError(f"{p}.weapon_right_grid: must have as many rows as the left grid ({spec.weapon_left_grid[0]})")
+            rows = spec.weapon_left_grid[0]
+            raise DataPackError(f"{p}.weapon_right_grid: must have as many rows as the left grid ({rows})")
         boards[name] = spec
     return boards
 
@@ -593,9 +595,9 @@ def _parse_cards(r: _Reader, section: str, *, with_bonus: bool) -> dict[str, Pat
         p = f"{section}.{card_id}"
         cards[card_id] = PatternCard(
             id=card_id,
-            kind=r.str(f"{p}.kind", GEAR_KINDS),
+            kind=r.text(f"{p}.kind", GEAR_KINDS),
             pattern=parse_pattern(f"{p}.pattern", r.leaf(f"{p}.pattern")),
-            bonus=r.str(f"{p}.bonus") if with_bonus else None,
+            bonus=r.text(f"{p}.bonus") if with_bonus else None,
         )
     return cards
 
