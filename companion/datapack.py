@@ -187,8 +187,11 @@ class PatternCard:
     bonus: str | None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class DataPack:
+    """The whole validated pack. Compared and hashed by identity: a pack never changes once loaded,
+    which lets the pure rules functions cache their results per pack."""
+
     version: str
     cube_strength: Mapping[str, int]
     dice: Mapping[str, Die]

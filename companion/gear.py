@@ -15,6 +15,7 @@ import itertools
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any
 
 from companion.datapack import BoardSpec, DataPack, Hands, Material
@@ -278,6 +279,13 @@ _HAND_WORDS = {"left": "the left-grid weapon", "right": "the right-grid weapon",
 
 def check_weapons(plane: Cubes, spec: BoardSpec, monks: frozenset[str], magic: frozenset[str]) -> WeaponCheck:
     """Split the weapon plane into weapons and judge each against the board's limits (EN p.7)."""
+    return _check_weapons(frozenset(plane.items()), spec, monks, magic)
+
+
+@lru_cache(maxsize=1 << 16)
+def _check_weapons(items: frozenset[tuple[Cell, Material]], spec: BoardSpec, monks: frozenset[str],
+                   magic: frozenset[str]) -> WeaponCheck:
+    plane = dict(items)
     left_cols = spec.weapon_left_grid[1]
     groups = pieces(plane)
     hands: list[str] = []
@@ -425,9 +433,7 @@ def inspect(gear: Gear, pack: DataPack) -> GearReport:
     problems.extend(check.problems)
     if gear.magic & {"weapon", "weapon_left", "weapon_right"} and not any(w.magical for w in check.weapons):
         problems.append("a magical cube sits on a weapon that does not exist")
-    sandals_weapon = None
-    if spec.sandals_as_weapon and sandals:
-        sandals_weapon = _sandals_weapon(sandals, spec)
+    third_weapon = sandals_weapon(sandals, spec) if spec.sandals_as_weapon and sandals else None
     return GearReport(
         gear=gear,
         helmet_cubes=len(helmet),
@@ -438,15 +444,15 @@ def inspect(gear: Gear, pack: DataPack) -> GearReport:
         sandals_complete=len(sandals) >= spec.sandals_complete,
         sandals_legal=sandals_legal,
         weapons=check,
-        sandals_weapon=sandals_weapon,
-        initiative=initiative(check, pack, sandals_weapon),
+        sandals_weapon=third_weapon,
+        initiative=initiative(check, pack, third_weapon),
         problems=tuple(problems),
         gear_cards=matching_cards(gear, pack, pack.gear_cards),
         blueprints=matching_cards(gear, pack, pack.blueprints),
     )
 
 
-def _sandals_weapon(sandals: Cubes, spec: BoardSpec) -> Weapon:
+def sandals_weapon(sandals: Cubes, spec: BoardSpec) -> Weapon:
     """Tomoe's sandals as a third one-handed weapon (EN Appendix A)."""
     connected = len(pieces(sandals)) == 1
     materials = list(sandals.values())
@@ -553,18 +559,21 @@ def _best_cells(
     pattern: Cubes | None,
     pack: DataPack,
 ) -> Removal:
-    """Among the cells of the given materials, a choice that keeps the blueprint match if one does."""
+    """Among the cells of the given materials, a choice that keeps the blueprint match if one does.
+
+    Keeping the match matters even when the magical cube itself absorbs: after the fight the magic
+    comes back only if the gear still matches (EN p.9 example 2).
+    """
     choices = [itertools.combinations(by_material[m], n) for m, n in zip(Material, counts, strict=True)]
     first: Removal | None = None
     for combo in itertools.product(*choices):
         cells = frozenset(c for group in combo for c in group)
         remaining = {c: m for c, m in cubes.items() if c not in cells}
-        keeps = magic and not use_magic and (not cells or (pattern is not None and contains(remaining, pattern,
-                                                                                           mirrors=pack.mirror_matches)))
+        keeps = not cells or (pattern is not None and contains(remaining, pattern, mirrors=pack.mirror_matches))
         magic_lost = magic and not use_magic and not keeps
         removal = Removal(cells, use_magic, absorbed, absorbed - damage, magic_lost,
                           absorbed + (pack.cube_strength["magic"] if magic_lost else 0), remaining)
-        if not magic_lost:
+        if keeps or not magic:
             return removal
         if first is None:
             first = removal
@@ -653,6 +662,13 @@ def break_options(gear: Gear, material: Material, pack: DataPack, *, within: Ite
     After the cube goes, the weapons are made legal with the best forced removal; a magical weapon
     keeps its magic only while it still matches ``blueprint`` (EN p.9; unknown blueprint: lost).
     """
+    return list(_break_options(gear, material, pack, None if within is None else frozenset(within),
+                               None if blueprint is None else tuple(blueprint)))
+
+
+@lru_cache(maxsize=1 << 14)
+def _break_options(gear: Gear, material: Material, pack: DataPack, within: frozenset[Cell] | None,
+                   blueprint: tuple[str, ...] | None) -> tuple[BreakOption, ...]:
     spec = pack.board(gear.board)
     plane = gear.weapon_plane(spec)
     pool = set(within) if within is not None else set(plane)
@@ -666,8 +682,9 @@ def break_options(gear: Gear, material: Material, pack: DataPack, *, within: Ite
                                                                          mirrors=pack.mirror_matches)):
             fixed = replace(fixed, magic=fixed.magic - WEAPON_MAGIC)
         options.append(BreakOption(cell, forced, fixed))
-    options.sort(key=lambda o: (_worse(repair_score(o.gear.weapon_plane(spec), o.gear, pack)), len(o.forced), o.broken))
-    return options
+    options.sort(key=lambda o: (_worse(repair_score(o.gear.weapon_plane(spec), o.gear, pack)), len(o.forced),
+                                o.broken))
+    return tuple(options)
 
 
 WEAPON_MAGIC = frozenset({"weapon", "weapon_left", "weapon_right"})
