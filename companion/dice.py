@@ -55,7 +55,7 @@ class DiceRoll:
 
     def to_json(self) -> dict[str, object]:
         return {
-            "dice": [[d.kind, str(d.face)] for d in self.dice],
+            "dice": [[d.kind, str(d.face) if d.face.broken else d.face.hits] for d in self.dice],
             "source": self.source.value,
             "seed": self.seed,
         }

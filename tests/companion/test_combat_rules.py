@@ -227,3 +227,8 @@ def test_fight_json_round_trip() -> None:
     fight = start_dragon_fight(green_dragon(), [takeko(), mitsuhide()], PACK)
     fight = roll_for_turn(fight, PACK, seed=1)
     assert Fight.from_json(fight.to_json(), PACK) == fight
+
+
+def test_dice_roll_json_round_trip() -> None:
+    roll = hand(("wood", 1), ("metal", "0b"), ("tooth", 3))
+    assert DiceRoll.from_json(roll.to_json()) == roll
