@@ -1,0 +1,1522 @@
+"""The Fuji Koro game module for the session engine: setup, turns, VP, the final chapter, coop mode.
+
+Owns what the rulebook says about the parts of a game the table taps in (EN pp.2-6, 12-15 and
+Appendix B): who is to play, the two actions of a turn, rounds and the start player, VP per player by
+category with a history for the chart, the final chapter and its countdown (each space's event comes
+from the data pack), escapes and the Shogun bonuses, the ranking with its tie-break, the cooperative
+round track, dragon status tokens, lives and objectives, and the scenarios that change scoring or the
+countdown. Dragon fights are recorded by their outcome (``dragon_defeated``) and by dice rolls
+(``roll``: the app's seeded rolls are undo barriers); the fight engine can later drive the same commands.
+
+Every number comes from the data pack; rules text that the pack does not carry (the coop tile decks
+of EN p.14) is quoted here with its page.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, fields
+from functools import lru_cache
+from typing import Any, TypeVar
+
+from companion.datapack import CountdownEvent, DataPack, DataPackError
+from companion.dice import DiceError, DiceRoll, DiceSource, from_faces, roll
+from companion.engine import Command, CommandError, Outcome, PlayerResult, Result
+from companion.events import Kind
+
+GAME_NAME = "fujikoro"
+BGG_ID = 253743
+MAX_PLAYERS = 6
+ACTIONS_PER_TURN = 2
+
+
+T = TypeVar("T")
+_WITH: dict[type, tuple[Callable[[Any, dict[str, Any]], Any], frozenset[str]]] = {}
+
+
+def _with(obj: T, **changes: Any) -> T:
+    """``dataclasses.replace`` without its per-call introspection: replaying a long log is mostly this.
+
+    Like :mod:`dataclasses` itself, it compiles one small constructor call per class, once.
+    """
+    cls = type(obj)
+    entry = _WITH.get(cls)
+    if entry is None:
+        names = tuple(f.name for f in fields(cls))  # type: ignore[arg-type]
+        args = ", ".join(f"c[{n!r}] if {n!r} in c else o.{n}" for n in names)
+        namespace: dict[str, Any] = {"cls": cls}
+        exec(f"def build(o, c):\n    return cls({args})", namespace)  # the names are dataclass fields
+        entry = _WITH[cls] = (namespace["build"], frozenset(names))
+    build, names_set = entry
+    if not changes.keys() <= names_set:
+        raise TypeError(f"{cls.__name__} has no field {sorted(changes.keys() - names_set)[0]!r}")
+    result: T = build(obj, changes)
+    return result
+
+
+class SetupError(CommandError):
+    """A setup the rules do not allow (player count, boards, scenario and mode)."""
+
+
+class Mode(enum.StrEnum):
+    COMPETITIVE = "competitive"
+    COOP = "coop"
+
+
+class Phase(enum.StrEnum):
+    SETUP = "setup"
+    PLAYING = "playing"
+    FINAL = "final"
+    ENDED = "ended"
+
+
+class Category(enum.StrEnum):
+    EXPLORE_2 = "explore_level_2"
+    EXPLORE_3 = "explore_level_3"
+    SCROLLS = "scrolls"
+    DRAGONS = "dragons"
+    GEAR_CARD = "gear_card"
+    SHOGUN = "shogun"
+    SCENARIO = "scenario"
+    CORRECTION = "correction"
+
+
+CATEGORIES = tuple(Category)
+_CATEGORY_INDEX = {c: i for i, c in enumerate(CATEGORIES)}
+_REASON_ALIASES: dict[str, Category] = {
+    "explore_2": Category.EXPLORE_2,
+    "level_2": Category.EXPLORE_2,
+    "explore_level_2": Category.EXPLORE_2,
+    "explore_3": Category.EXPLORE_3,
+    "level_3": Category.EXPLORE_3,
+    "explore_level_3": Category.EXPLORE_3,
+    "scroll": Category.SCROLLS,
+    "scrolls": Category.SCROLLS,
+    "dragon": Category.DRAGONS,
+    "dragons": Category.DRAGONS,
+    "gear": Category.GEAR_CARD,
+    "gear_card": Category.GEAR_CARD,
+    "weapon_card": Category.GEAR_CARD,
+    "shogun": Category.SHOGUN,
+    "scenario": Category.SCENARIO,
+    "correction": Category.CORRECTION,
+}
+
+
+class Action(enum.StrEnum):
+    MOVE = "move"
+    EXPLORE = "explore"
+    GATHER = "gather"
+    REST = "rest"
+
+
+class Exit(enum.StrEnum):
+    ROPE = "rope"
+    SECRET_EXIT = "secret_exit"
+
+
+class DragonStatus(enum.StrEnum):
+    HIDDEN = "hidden"  # not yet explored
+    REVEALED = "revealed"  # on the board (competitive: no status token)
+    SLEEPING = "sleeping"  # coop status token, sleeping side up
+    AWAKE = "awake"  # coop status token, awake side up
+    MOVING = "moving"  # coop: token removed, moves at the start of each round
+    DEFEATED = "defeated"
+
+
+class CountdownKind(enum.StrEnum):
+    IDLE = "idle"
+    ROUNDS = "rounds"  # coop: the token on the numbered round track
+    LAVA_PHASE = "lava_phase"  # scenario 3: lava rises, no rope, no end
+    END_PHASE = "end_phase"  # the final chapter
+
+
+GEAR = ("helmet", "weapon", "sandals")
+TOKEN_KINDS = (*GEAR, "monks", "teeth")
+
+# EN p.14 setup step 5: how the coop Level II / III draw piles are built (not in the data pack).
+_COOP_DECKS = {
+    (1, 2): (4, 4),
+    (3, 4): (2, 6),
+    (5, 6): (0, 8),
+}
+
+
+# ------------------------------------------------------------------------------------------------
+# Values
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerSetup:
+    name: str
+    colour: str | None
+    board: str
+
+
+@dataclass(frozen=True, slots=True)
+class Setup:
+    players: tuple[PlayerSetup, ...]
+    mode: Mode
+    scenario: int
+    adventure_tokens: bool
+    start: int
+    begin: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Tokens:
+    """What an escaped samurai can still hand to the Shogun: magical gear (0/1 each), monks, teeth."""
+
+    helmet: int = 0
+    weapon: int = 0
+    sandals: int = 0
+    monks: int = 0
+    teeth: int = 0
+
+    def get(self, kind: str) -> int:
+        value: int = getattr(self, kind)
+        return value
+
+    def to_json(self) -> dict[str, int]:
+        return {k: self.get(k) for k in TOKEN_KINDS}
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerState:
+    name: str
+    colour: str | None
+    board: str
+    vp: int = 0
+    by_category: tuple[int, ...] = (0,) * len(CATEGORIES)
+    teeth: int = 0
+    escaped: Exit | None = None
+    escape_order: int | None = None
+    tokens: Tokens = Tokens()
+    claimed_turn: int | None = None
+    lives: int = 0
+    magical: frozenset[str] = frozenset()
+    status_tokens: int = 0
+    trophies: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Countdown:
+    kind: CountdownKind = CountdownKind.IDLE
+    marker: int | None = None  # the player with the Countdown Marker to their left
+    position: int = 0  # 0: not on the track yet; then 1..8
+    rounds_left: int | None = None  # coop: the number the token stands on
+    rope: bool = False
+    lava_phase_done: bool = False
+    end_triggered: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class VpPoint:
+    turn: int
+    round: int
+    player: str
+    category: str
+    points: int
+    total: int
+
+
+class VpHistory:
+    """An append-only persistent list (shares its tail), so each new state adds one point in O(1)."""
+
+    __slots__ = ("point", "rest", "length")
+
+    def __init__(self, point: VpPoint, rest: VpHistory | None) -> None:
+        self.point = point
+        self.rest = rest
+        self.length: int = 1 + (rest.length if rest is not None else 0)
+
+    def __iter__(self) -> Iterator[VpPoint]:
+        points: list[VpPoint] = []
+        node: VpHistory | None = self
+        while node is not None:
+            points.append(node.point)
+            node = node.rest
+        return reversed(points)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, VpHistory):
+            return NotImplemented
+        a: VpHistory | None = self
+        b: VpHistory | None = other
+        while a is not None and b is not None:
+            if a is b:
+                return True
+            if a.length != b.length or a.point != b.point:
+                return False
+            a, b = a.rest, b.rest
+        return a is b
+
+    def __hash__(self) -> int:
+        return hash((self.length, self.point))
+
+
+@dataclass(frozen=True, slots=True)
+class Ending:
+    reason: str
+    won: bool | None  # coop and Ronin: did the table win; None in competitive
+    ranking: tuple[tuple[str, int, int], ...]  # (player, vp, rank)
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    setup: Setup
+    players: tuple[PlayerState, ...]
+    phase: Phase
+    current: int
+    round: int = 1
+    turn: int = 1
+    actions: tuple[str, ...] = ()
+    countdown: Countdown = Countdown()
+    dragons: tuple[tuple[str, DragonStatus], ...] = ()
+    claims: tuple[tuple[str, int], ...] = ()
+    history: VpHistory | None = None
+    escapes: int = 0
+    group_teeth: int = 0
+    hostile_defeated: int = 0
+    tamed: bool = False
+    last_roll: DiceRoll | None = None
+    fight: tuple[str, int] | None = None  # the dragon on the health track and its health now
+    ending: Ending | None = None
+
+    def dragon(self, dragon_id: str) -> DragonStatus:
+        for key, status in self.dragons:
+            if key == dragon_id:
+                return status
+        raise CommandError(f"there is no dragon {dragon_id!r}; dragons are {', '.join(k for k, _ in self.dragons)}")
+
+
+# ------------------------------------------------------------------------------------------------
+# Setup
+
+
+def parse_setup(config: Mapping[str, Any], pack: DataPack) -> Setup:
+    """The setup from ``{"players": [...], "mode", "scenario", "adventure_tokens", "start_player"}``."""
+    raw_players = config.get("players")
+    if not isinstance(raw_players, list) or not raw_players:
+        raise SetupError("a game needs a list of players")
+    players: list[PlayerSetup] = []
+    for item in raw_players:
+        if isinstance(item, str):
+            item = {"name": item}
+        if not isinstance(item, dict):
+            raise SetupError(f"a player is a name or {{name, colour, board}}, got {item!r}")
+        name = str(item.get("name", "")).strip()
+        if not name:
+            raise SetupError("every player needs a name")
+        colour = item.get("colour")
+        board = str(item.get("board") or "symmetric").lower()
+        try:
+            pack.board(board)
+        except DataPackError as error:
+            raise SetupError(str(error)) from None
+        players.append(PlayerSetup(name, None if colour is None else str(colour), board))
+    names = [p.name for p in players]
+    if len(set(names)) != len(names):
+        raise SetupError("every player needs a different name")
+    colours = [p.colour for p in players if p.colour is not None]
+    if len(set(colours)) != len(colours):
+        raise SetupError("every player takes a Player Board in a different colour (EN p.2 step 1)")
+    try:
+        mode = Mode(str(config.get("mode", "competitive")))
+    except ValueError:
+        raise SetupError(f"the mode is competitive or coop, not {config.get('mode')!r}") from None
+    scenario = config.get("scenario", 0)
+    if isinstance(scenario, bool) or not isinstance(scenario, int) or scenario not in pack.scenarios:
+        raise SetupError(f"scenarios are numbered 0 (base game) to 8 (EN Appendix B), not {scenario!r}")
+    spec = pack.scenarios[scenario]
+    if mode.value not in spec.modes:
+        raise SetupError(
+            f"scenario {scenario} ({spec.name}) is played in {' or '.join(spec.modes)} mode (EN Appendix B)"
+        )
+    n = len(players)
+    if mode is Mode.COMPETITIVE and not 2 <= n <= MAX_PLAYERS:
+        raise SetupError(f"the competitive mode is for 2 to 6 players, not {n} (EN p.2)")
+    if mode is Mode.COOP and not 1 <= n <= MAX_PLAYERS:
+        raise SetupError(f"the cooperative mode is for 1 to 6 players, not {n} (EN p.2)")
+    if scenario in (7, 8) and n != 1:
+        raise SetupError(f"scenario {scenario} ({spec.name}) is a solo game (EN Appendix B)")
+    boards = [p.board for p in players]
+    if "symmetric" in boards and any(b != "symmetric" for b in boards):
+        raise SetupError(
+            "use the symmetrical Player Boards for all players or characters for all players (EN p.2 step 1)"
+        )
+    characters = [b for b in boards if b != "symmetric"]
+    if len(set(characters)) != len(characters):
+        raise SetupError("each character board is in the box once, so two players cannot play the same character")
+    if scenario == 1 and characters:
+        raise SetupError("scenario 1 uses the symmetrical Player Boards for all players (EN Appendix B)")
+    start_name = config.get("start_player")
+    start = 0
+    if start_name is not None:
+        if start_name not in names:
+            raise SetupError(f"the start player {start_name!r} is not one of the players ({', '.join(names)})")
+        start = names.index(str(start_name))
+    return Setup(
+        tuple(players),
+        mode,
+        scenario,
+        bool(config.get("adventure_tokens", False)),
+        start,
+        bool(config.get("begin", True)),
+    )
+
+
+def _setup_value(pack: DataPack, key: str, default: Any) -> Any:
+    section = pack.raw.get("setup", {})
+    node = section.get(key) if isinstance(section, dict) else None
+    return node["value"] if isinstance(node, dict) and "value" in node else default
+
+
+def deal_blueprints(players: int, temples: int = 3) -> list[list[str]]:
+    """EN p.2 step 10: helmets, then weapons, then sandals, dealt one at a time over the temples."""
+    piles: list[list[str]] = [[] for _ in range(temples)]
+    i = 0
+    for kind in GEAR:
+        for _ in range(players):
+            piles[i % temples].append(kind)
+            i += 1
+    return piles
+
+
+def setup_checklist(setup: Setup, pack: DataPack) -> list[str]:
+    """What to put on the table for this player count, mode and scenario (EN p.2, p.14, Appendix B)."""
+    n = len(setup.players)
+    coop = setup.mode is Mode.COOP
+    symmetric = all(p.board == "symmetric" for p in setup.players)
+    items: list[str] = []
+    if symmetric:
+        items.append("Player Boards: the symmetrical side for every player.")
+    else:
+        items.append("Player Boards: " + ", ".join(f"{p.name} plays {p.board.title()}" for p in setup.players) + ".")
+    monks = _setup_value(pack, "monks_symmetric" if symmetric else "monks_asymmetric", {})
+    per_player = monks.get("six" if n == 6 else "up_to_5", 0) if isinstance(monks, dict) else 0
+    items.append(f"Starting Monks: {per_player} per player ({n} players).")
+    hexagon_from = int(_setup_value(pack, "hexagon_tokens_from_players", 5))
+    if n >= hexagon_from:
+        items.append(f"Add the hexagon Resource Tokens ({n} players).")
+    else:
+        items.append(f"Leave the hexagon Resource Tokens in the box (they are for {hexagon_from}-6 players).")
+    temples = int(_setup_value(pack, "temples", 3))
+    per = int(_setup_value(pack, "blueprints_per_player", 3)) // 3
+    piles = deal_blueprints(n * per, temples)
+    deal = "; ".join(
+        f"Temple {i + 1}: " + ", ".join(f"{pile.count(k)} {k}" for k in GEAR if pile.count(k))
+        for i, pile in enumerate(piles)
+    )
+    items.append(
+        f"Magical Blueprints: draw {n * per} helmet, {n * per} weapon and {n * per} sandals cards "
+        f"and deal them in that order one at a time over the temples ({deal})."
+    )
+    if coop and symmetric:
+        items.append(
+            "Gear Cards: each player takes 1 helmet, weapon or sandals card, spread as evenly as possible; "
+            "a weapon card's owner puts the starting Monk below the Weapon Grid (EN p.14 step 12)."
+        )
+    else:
+        items.append(f"Gear Cards: draw {n} helmet, {n} weapon and {n} sandals cards faceup (EN p.2 step 8).")
+    items.append("Sacred Scrolls: shuffle, 3 cards faceup next to the draw pile.")
+    if any(p.board == "tomoe" for p in setup.players):
+        items.append("Tomoe plays: add a Magical Weapon Blueprint with 2 one-handed weapons (EN Appendix A).")
+    if any(p.board == "mitsuhide" for p in setup.players) and _scores_vp(setup):
+        items.append("Mitsuhide starts with 1 Sacred Scroll of his choice and 3 VP (already counted).")
+    if coop and setup.scenario != 8:
+        start = _coop_start(setup, pack)
+        items.append(
+            f"Countdown Token on {start} of the round track "
+            f"({'solo ' if n == 1 else ''}{'with' if setup.adventure_tokens else 'without'} Adventure Tokens)."
+        )
+        under, over = next(v for k, v in _COOP_DECKS.items() if k[0] <= max(n, 1) <= k[1])
+        removed = _setup_value(pack, "coop_removed_tiles", {})
+        key = "players_1_2" if n <= 2 else "players_3_4" if n <= 4 else "players_5_6"
+        if isinstance(removed, dict) and key in removed:
+            items.append(f"Tiles removed for {n} players: {removed[key]} (EN p.14 step 5).")
+        items.append(
+            "Tile piles: shuffle 3 Level II tiles with the Secret Exit, "
+            "and 3 Level III tiles with the Legendary Dragon; "
+            + (
+                f"put {under} other tiles under each of those piles and {over} on top"
+                if under
+                else f"put the {over} other tiles on top of each"
+            )
+            + " (EN p.14 step 5)."
+        )
+        items.append(f"Each player takes a Life Token, {pack.coop.lives} Lives side up; keep the Status Tokens ready.")
+    else:
+        threshold = pack.scenarios[setup.scenario].threshold
+        items.append(f"Countdown Token on its start space; the final chapter starts at {threshold} VP.")
+    if setup.scenario == 3:
+        lava = pack.scenarios[3].extras.get("lava_phase_threshold")
+        items.append(f"Scenario 3: a Lava Phase runs first (at {lava} VP, or after the first rounds in coop).")
+    if setup.scenario:
+        items.append(f"Scenario {setup.scenario}: {pack.scenarios[setup.scenario].name} (EN Appendix B).")
+    if setup.adventure_tokens:
+        items.append("Adventure Tokens: place them as the Player Aid says.")
+    start_player = setup.players[setup.start].name
+    items.append(
+        f"{start_player} is the start player" + (" and takes the Tokugawa Start Player Marker." if coop else ".")
+    )
+    return items
+
+
+def _scores_vp(setup: Setup) -> bool:
+    """Competitive games score VP, and so does the Ronin solo scenario (EN Appendix B scenario 8)."""
+    return setup.mode is Mode.COMPETITIVE or setup.scenario == 8
+
+
+def _uses_round_track(setup: Setup) -> bool:
+    return setup.mode is Mode.COOP and setup.scenario != 8
+
+
+def _coop_start(setup: Setup, pack: DataPack) -> int:
+    if setup.scenario == 3:
+        return int(pack.scenarios[3].extras.get("coop_lava_phase_round", 5))
+    return pack.coop.start(len(setup.players), setup.adventure_tokens)
+
+
+# ------------------------------------------------------------------------------------------------
+# The game
+
+
+def _spot_tracks(pack: DataPack) -> dict[str, tuple[int, ...]]:
+    tracks = {f"palace.{k}": v for k, v in pack.shogun.palace.items()}
+    tracks.update({f"foot.{k}": v for k, v in pack.shogun.foot.items()})
+    return tracks
+
+
+class FujiKoro:
+    """Fuji Koro as a :class:`companion.engine.Game` over :class:`State`."""
+
+    def __init__(self, pack: DataPack) -> None:
+        self.pack = pack
+        self._tracks = _spot_tracks(pack)
+        self._handlers: dict[str, Callable[[State, Command, list[tuple[str, Mapping[str, Any]]]], State]] = {
+            "start": self._start,
+            "vp": self._vp,
+            "action": self._action,
+            "explore": self._explore,
+            "scroll": self._scroll,
+            "gear_card_vp": self._gear_card_vp,
+            "end_turn": self._end_turn,
+            "dragon_revealed": self._dragon_revealed,
+            "dragon_defeated": self._dragon_defeated,
+            "dragon_health": self._dragon_health,
+            "roll": self._roll,
+            "escape": self._escape,
+            "shogun_bonus": self._shogun_bonus,
+            "magical_gear": self._magical_gear,
+            "life_lost": self._life_lost,
+            "status_tokens": self._status_tokens,
+            "monk_defeat": self._monk_defeat,
+            "hostile_defeated": self._hostile_defeated,
+            "tamed": self._tamed,
+            "end_game": self._end_game,
+        }
+
+    @property
+    def name(self) -> str:
+        return GAME_NAME
+
+    @property
+    def version(self) -> str:
+        return self.pack.version
+
+    @property
+    def command_types(self) -> tuple[str, ...]:
+        return tuple(self._handlers)
+
+    # ---- Game protocol -------------------------------------------------------------------
+    def setup(self, config: Mapping[str, Any]) -> State:
+        setup = parse_setup(config, self.pack)
+        coop = setup.mode is Mode.COOP
+        lives = self.pack.coop.lives if coop else 0
+        players = tuple(PlayerState(p.name, p.colour, p.board, lives=lives) for p in setup.players)
+        countdown = (
+            Countdown(CountdownKind.ROUNDS, rounds_left=_coop_start(setup, self.pack))
+            if _uses_round_track(setup)
+            else Countdown()
+        )
+        state = State(
+            setup=setup,
+            players=players,
+            phase=Phase.PLAYING if setup.begin else Phase.SETUP,
+            current=setup.start,
+            countdown=countdown,
+            dragons=tuple((d, DragonStatus.HIDDEN) for d in sorted(self.pack.dragons)),
+        )
+        if _scores_vp(setup):
+            for i, p in enumerate(setup.players):
+                if p.board == "mitsuhide":  # EN Appendix A: starts with a scroll and its 3 VP
+                    state = self._add_vp(state, i, self.pack.scoring["scroll"], Category.SCROLLS, [], check=False)
+        return state
+
+    def prepare(self, state: State, command: Command, new_seed: Callable[[], int]) -> dict[str, Any]:
+        prepared = dict(command)
+        kind = prepared.get("type")
+        if (
+            kind
+            in {
+                "vp",
+                "action",
+                "explore",
+                "scroll",
+                "gear_card_vp",
+                "escape",
+                "shogun_bonus",
+                "magical_gear",
+                "life_lost",
+                "status_tokens",
+                "monk_defeat",
+            }
+            and "player" not in prepared
+        ):
+            prepared["player"] = state.players[state.current].name
+        if kind == "roll" and prepared.get("source", "app") == "app":
+            prepared["source"] = "app"
+            if prepared.get("seed") is None:
+                prepared["seed"] = new_seed()
+        return prepared
+
+    def apply(self, state: State, command: Command) -> Outcome[State]:
+        kind = command.get("type")
+        handler = self._handlers.get(kind) if isinstance(kind, str) else None
+        if handler is None:
+            raise CommandError(f"unknown command type {kind!r}; known types: {', '.join(self._handlers)}")
+        if state.phase is Phase.ENDED:
+            raise CommandError("the game has ended, so no more commands are accepted")
+        if state.phase is Phase.SETUP and kind != "start":
+            raise CommandError('the game is still being set up; send {"type": "start"} first')
+        events: list[tuple[str, Mapping[str, Any]]] = []
+        new = handler(state, command, events)
+        if _scores_vp(new.setup) is False and new.phase is not Phase.ENDED:
+            new = self._check_coop_win(new, events)
+        return Outcome(new, tuple(events))
+
+    def describe(self, state: State, command: Command) -> str:
+        kind = command.get("type")
+        who = str(command.get("player", state.players[state.current].name))
+        if kind == "vp":
+            reason = command.get("reason") or command.get("category") or "correction"
+            points = command.get("points")
+            sign = "+" if isinstance(points, int) and points >= 0 else ""
+            return f"{who} {sign}{points} VP ({reason})"
+        if kind == "action":
+            level = command.get("level")
+            return f"{who}: {command.get('action')}" + (
+                f" a Level {_roman(level)} tile" if isinstance(level, int) else ""
+            )
+        if kind == "explore":
+            return f"{who}: explore a Level {_roman(command.get('level'))} tile"
+        if kind == "scroll":
+            return f"{who} gathers a Sacred Scroll (+{self.pack.scoring['scroll']} VP)"
+        if kind == "gear_card_vp":
+            return f"{who} uses the weapon card bonus (+{self.pack.scoring.get('weapon_card_vp', 1)} VP)"
+        if kind == "end_turn":
+            return f"End {state.players[state.current].name}'s turn (round {state.round})"
+        if kind == "dragon_health":
+            return f"{command.get('dragon')} health {command.get('health', 'full')}"
+        if kind == "dragon_revealed":
+            return f"Dragon {command.get('dragon')} revealed"
+        if kind == "dragon_defeated":
+            players = command.get("players") or []
+            names = " and ".join(str(p) for p in players) if isinstance(players, list) else str(players)
+            verb = "defeats" if isinstance(players, list) and len(players) == 1 else "defeat"
+            return f"{names} {verb} {command.get('dragon')}"
+        if kind == "roll":
+            purpose = command.get("purpose") or ("The app" if command.get("source", "app") == "app" else "Hand")
+            try:
+                dice = self._roll_of(command)
+            except CommandError:
+                return f"{purpose} rolls"
+            return f"{purpose} rolls {dice.describe()}"
+        if kind == "escape":
+            via = "the central Rope" if command.get("via") == Exit.ROPE else "the Secret Exit"
+            return f"{who} escapes by {via}"
+        if kind == "shogun_bonus":
+            return f"{who} claims the Shogun bonus for {command.get('track')}"
+        if kind == "magical_gear":
+            done = "completes" if command.get("completed", True) else "loses"
+            return f"{who} {done} magical {command.get('gear')}"
+        if kind == "life_lost":
+            return f"{who} loses a Life" + (f" ({command['reason']})" if command.get("reason") else "")
+        if kind == "status_tokens":
+            return f"{who} status tokens {int(command.get('delta', 0)):+d}"
+        if kind == "monk_defeat":
+            return f"A Monk defeats {who} ({self.pack.scenarios[4].extras.get('monk_defeat_vp', -5)} VP)"
+        if kind == "hostile_defeated":
+            return "A hostile Samurai is defeated"
+        if kind == "tamed":
+            return "The Legendary Dragon is tamed on the Central Tile"
+        if kind == "end_game":
+            return "End the game" + (f" ({command['reason']})" if command.get("reason") else "")
+        if kind == "start":
+            return "Start the game"
+        return str(kind)
+
+    def is_automated_random(self, command: Command) -> bool:
+        return command.get("type") == "roll" and command.get("source", "app") == DiceSource.APP.value
+
+    def is_over(self, state: State) -> bool:
+        return state.phase is Phase.ENDED
+
+    # ---- helpers ---------------------------------------------------------------------------
+    def _player(self, state: State, command: Command, key: str = "player") -> int:
+        name = command.get(key)
+        for i, p in enumerate(state.players):
+            if p.name == name:
+                return i
+        raise CommandError(
+            f"there is no player named {name!r}; the players are {', '.join(p.name for p in state.players)}"
+        )
+
+    def _require_scoring(self, state: State, what: str) -> None:
+        if not _scores_vp(state.setup):
+            raise CommandError(f"{what}: players gain no VP in the cooperative mode (EN p.15)")
+
+    def _require_scenario(self, state: State, scenario: int, what: str) -> None:
+        if state.setup.scenario != scenario:
+            raise CommandError(f"{what} is a rule of scenario {scenario} ({self.pack.scenarios[scenario].name}) only")
+
+    def _require_coop(self, state: State, what: str) -> None:
+        if state.setup.mode is not Mode.COOP:
+            raise CommandError(f"{what} only exist in the cooperative mode (EN p.15)")
+
+    def _add_vp(
+        self,
+        state: State,
+        index: int,
+        points: int,
+        category: Category,
+        events: list[tuple[str, Mapping[str, Any]]],
+        *,
+        reason: str | None = None,
+        check: bool = True,
+    ) -> State:
+        p = state.players[index]
+        by = list(p.by_category)
+        by[_CATEGORY_INDEX[category]] += points
+        total = p.vp + points
+        player = _with(p, vp=total, by_category=tuple(by))
+        point = VpPoint(state.turn, state.round, p.name, category.value, points, total)
+        state = _with(state, players=_set(state.players, index, player), history=VpHistory(point, state.history))
+        payload: dict[str, Any] = {"player": p.name, "points": points, "total": total, "category": category.value}
+        if reason:
+            payload["reason"] = reason
+        events.append((Kind.VP_CHANGED, payload))
+        if check:
+            state = self._check_thresholds(state, index, events)
+        return state
+
+    def _check_thresholds(self, state: State, index: int, events: list[tuple[str, Mapping[str, Any]]]) -> State:
+        """EN p.13: the moment a player reaches the threshold the final chapter starts (Appendix B: 3, 8)."""
+        if not _scores_vp(state.setup) or state.phase is not Phase.PLAYING:
+            return state
+        vp = state.players[index].vp
+        spec = self.pack.scenarios[state.setup.scenario]
+        cd = state.countdown
+        name = state.players[index].name
+        if not cd.end_triggered and vp >= spec.threshold:
+            # Scenario 3: an unfinished Lava Phase is cut short; the token goes back to the start.
+            state = _with(
+                state,
+                phase=Phase.FINAL,
+                countdown=Countdown(
+                    CountdownKind.END_PHASE, marker=index, rope=False, lava_phase_done=True, end_triggered=True
+                ),
+            )
+            events.append((Kind.FINAL_CHAPTER, {"player": name, "threshold": spec.threshold, "phase": "end"}))
+            return state
+        lava_at = spec.extras.get("lava_phase_threshold")
+        if isinstance(lava_at, int) and cd.kind is CountdownKind.IDLE and not cd.lava_phase_done and vp >= lava_at:
+            state = _with(state, countdown=Countdown(CountdownKind.LAVA_PHASE, marker=index))
+            events.append((Kind.FINAL_CHAPTER, {"player": name, "threshold": lava_at, "phase": "lava"}))
+        return state
+
+    def _advance(self, state: State, events: list[tuple[str, Mapping[str, Any]]]) -> State:
+        """Move the Countdown Token one space and fire that space's event (EN p.13)."""
+        cd = state.countdown
+        position = cd.position + 1
+        space = self.pack.countdown[position - 1]
+        lava_phase = cd.kind is CountdownKind.LAVA_PHASE
+        payload: dict[str, Any] = {"position": position, "event": space.event.value, "lava": list(space.lava)}
+        if lava_phase:
+            payload["lava_phase"] = True
+        events.append((Kind.COUNTDOWN_ADVANCED, payload))
+        cd = _with(cd, position=position)
+        if space.event is CountdownEvent.ROPE and not lava_phase:
+            cd = _with(cd, rope=True)
+            events.append((Kind.ROPE_APPEARED, {"position": position}))
+        state = _with(state, countdown=cd)
+        if space.event is CountdownEvent.END:
+            if lava_phase:
+                after: Countdown
+                if _uses_round_track(state.setup):
+                    extras = self.pack.scenarios[3].extras
+                    solo = len(state.players) == 1
+                    rounds = int(
+                        extras.get("coop_after_lava_solo", 10) if solo else extras.get("coop_lava_phase_round", 5)
+                    )
+                    after = Countdown(CountdownKind.ROUNDS, rounds_left=rounds, lava_phase_done=True)
+                else:
+                    after = Countdown(CountdownKind.IDLE, lava_phase_done=True, end_triggered=cd.end_triggered)
+                events.append(("lava_phase_ended", {"position": position}))
+                return _with(state, countdown=after)
+            return self._finish(state, events, "the Countdown Token reached the end of the track")
+        return state
+
+    def _finish(
+        self, state: State, events: list[tuple[str, Mapping[str, Any]]], reason: str, won: bool | None = None
+    ) -> State:
+        if _scores_vp(state.setup):
+            state = self._final_scoring(state, events)
+        if state.setup.scenario == 8 and won is None:
+            p = state.players[0]
+            target = int(self.pack.scenarios[8].extras.get("win_vp", 50))
+            won = p.vp >= target and p.escaped is Exit.ROPE
+            reason += (
+                f"; {p.name} "
+                + ("wins" if won else "loses")
+                + f" with {p.vp} VP"
+                + (" after escaping by the Rope" if p.escaped is Exit.ROPE else " without escaping by the Rope")
+                + f" (the goal is {target} VP and the Rope)"
+            )
+        elif state.setup.mode is Mode.COOP and won is None:
+            won = False
+            missing = [text for text, done in self.objectives(state) if not done]
+            reason += "; the objectives were not achieved: " + "; ".join(missing) if missing else ""
+        ranking = self.ranking(state)
+        state = _with(state, phase=Phase.ENDED, ending=Ending(reason, won, ranking))
+        payload: dict[str, Any] = {
+            "ranking": [{"player": n, "vp": vp, "rank": r} for n, vp, r in ranking],
+            "reason": reason,
+        }
+        if won is not None:
+            payload["won"] = won
+        events.append((Kind.GAME_ENDED, payload))
+        return state
+
+    def _final_scoring(self, state: State, events: list[tuple[str, Mapping[str, Any]]]) -> State:
+        tracks = self._tracks
+        for i, p in enumerate(state.players):
+            if p.escaped is Exit.ROPE:  # EN p.13: only who reached the big Palace scores leftover tokens
+                points = 0
+                for kind in TOKEN_KINDS:
+                    spots = tracks.get(f"palace.{kind}", ())
+                    if spots and p.tokens.get(kind):
+                        points += p.tokens.get(kind) * spots[-1]
+                if points:
+                    state = self._add_vp(
+                        state,
+                        i,
+                        points,
+                        Category.SHOGUN,
+                        events,
+                        reason="remaining tokens on the last spots",
+                        check=False,
+                    )
+                    state = _with(
+                        state,
+                        players=_set(
+                            state.players,
+                            i,
+                            _with(
+                                state.players[i],
+                                tokens=Tokens(
+                                    **{k: 0 if tracks.get(f"palace.{k}") else p.tokens.get(k) for k in TOKEN_KINDS}
+                                ),
+                            ),
+                        ),
+                    )
+        extras = self.pack.scenarios[state.setup.scenario].extras
+        if state.setup.scenario == 1:
+            worth = int(extras.get("status_token_vp", 5))
+            for i, p in enumerate(state.players):
+                if p.status_tokens:
+                    state = self._add_vp(
+                        state,
+                        i,
+                        p.status_tokens * worth,
+                        Category.SCENARIO,
+                        events,
+                        reason="remaining status tokens",
+                        check=False,
+                    )
+        if extras.get("trophies"):
+            for i, p in enumerate(state.players):
+                points = self.trophy_points(p.trophies, extras)
+                if points:
+                    state = self._add_vp(
+                        state, i, points, Category.SCENARIO, events, reason="dragon trophies", check=False
+                    )
+        return state
+
+    def trophy_points(self, trophies: tuple[str, ...], extras: Mapping[str, Any]) -> int:
+        """Scenario 2: VP per dragon colour, plus the best split into sets of 3 alike (+7) / 3 different (+10)."""
+        colours = [self.pack.dragons[d].colour for d in trophies]
+        base = sum(self.pack.colours[c].trophy_vp for c in colours)
+        counts = tuple(colours.count(c) for c in self.pack.colours)
+        return base + _best_sets(
+            counts, int(extras.get("trophy_set_same", 7)), int(extras.get("trophy_set_different", 10))
+        )
+
+    def ranking(self, state: State) -> tuple[tuple[str, int, int], ...]:
+        """Most VP first; a tie goes to the tied player who left the volcano first (EN p.13)."""
+
+        def key(p: PlayerState) -> tuple[int, int]:
+            return (-p.vp, p.escape_order if p.escape_order is not None else 10**6)
+
+        ordered = sorted(state.players, key=key)
+        keys = [key(p) for p in ordered]
+        return tuple((p.name, p.vp, 1 + sum(1 for k in keys if k < key(p))) for p in ordered)
+
+    def objectives(self, state: State) -> list[tuple[str, bool]]:
+        """The cooperative goals as a checklist (EN p.14, Appendix B scenarios 5-8)."""
+        players = state.players
+        scenario = state.setup.scenario
+        if state.setup.mode is not Mode.COOP:
+            return []
+        if scenario == 6:
+            return [
+                (
+                    "Lure the Legendary Dragon to the Central Tile and bring its Health to "
+                    f"{self.pack.scenarios[6].extras.get('legendary_target_health', 10)} or below",
+                    state.tamed,
+                )
+            ]
+        if scenario == 8:
+            target = int(self.pack.scenarios[8].extras.get("win_vp", 50))
+            return [
+                (f"End with at least {target} VP (now {players[0].vp})", players[0].vp >= target),
+                ("Escape by the Rope on the Central Tile", players[0].escaped is Exit.ROPE),
+            ]
+        if scenario == 7:
+            gear = len(players[0].magical)
+            return [
+                (f"Defeat the 3 hostile Samurai ({state.hostile_defeated}/3)", state.hostile_defeated >= 3),
+                (f"Hold 3 completed Magical Gear items ({gear}/3)", gear >= 3),
+                ("Escape through the Secret Exit", players[0].escaped is Exit.SECRET_EXIT),
+            ]
+        legendary = [d for d, s in state.dragons if self.pack.dragons[d].is_legendary]
+        items = [("Defeat the Legendary Dragon", all(state.dragon(d) is DragonStatus.DEFEATED for d in legendary))]
+        if scenario == 5:
+            alive = [
+                d
+                for d, s in state.dragons
+                if s in (DragonStatus.SLEEPING, DragonStatus.AWAKE, DragonStatus.MOVING, DragonStatus.REVEALED)
+            ]
+            items.append((f"Defeat every visible Dragon ({len(alive)} still alive)", not alive))
+        out_ = [p.name for p in players if p.escaped is not Exit.SECRET_EXIT]
+        items.append(
+            (
+                "Every player escapes through the Secret Exit" + (f" (not yet: {', '.join(out_)})" if out_ else ""),
+                not out_,
+            )
+        )
+        no_gear = [p.name for p in players if not p.magical]
+        items.append(
+            (
+                "Every player has a completed Magical Gear item"
+                + (f" (not yet: {', '.join(no_gear)})" if no_gear else ""),
+                not no_gear,
+            )
+        )
+        together = set().union(*(p.magical for p in players))
+        lacking = [g for g in GEAR if g not in together]
+        items.append(
+            (
+                "Together: a Magical Helmet, Weapon and Sandals"
+                + (f" (missing: {', '.join(lacking)})" if lacking else ""),
+                not lacking,
+            )
+        )
+        return items
+
+    def _check_coop_win(self, state: State, events: list[tuple[str, Mapping[str, Any]]]) -> State:
+        if state.setup.mode is not Mode.COOP or state.setup.scenario == 8:
+            return state
+        goals = self.objectives(state)
+        if goals and all(done for _, done in goals) and all(p.lives > 0 for p in state.players):
+            return self._finish(state, events, "all objectives achieved: everyone wins", won=True)
+        return state
+
+    def _turn_player(self, state: State, command: Command, what: str) -> int:
+        index = self._player(state, command)
+        if index != state.current:
+            raise CommandError(
+                f"{what} happens in a player's own turn, and it is {state.players[state.current].name}'s turn"
+            )
+        return index
+
+    # ---- commands --------------------------------------------------------------------------
+    def _start(self, state: State, command: Command, events: list[tuple[str, Mapping[str, Any]]]) -> State:
+        if state.phase is not Phase.SETUP:
+            raise CommandError("the game has already started")
+        p = state.players[state.current]
+        events.append((Kind.TURN_STARTED, {"player": p.name, "round": state.round, "colour": p.colour}))
+        return _with(state, phase=Phase.PLAYING)
+
+    def _vp(self, state: State, command: Command, events: list[tuple[str, Mapping[str, Any]]]) -> State:
+        index = self._player(state, command)
+        self._require_scoring(state, "VP")
+        points = command.get("points")
+        if isinstance(points, bool) or not isinstance(points, int) or points == 0:
+            raise CommandError(f"points must be a whole number other than 0, got {points!r}")
+        raw_category = command.get("category")
+        reason = command.get("reason")
+        reason_text = str(reason).strip() if reason is not None else ""
+        category: Category
+        if raw_category is not None:
+            try:
+                category = Category(str(raw_category))
+            except ValueError:
+                raise CommandError(
+                    f"unknown VP category {raw_category!r}; categories: {', '.join(CATEGORIES)}"
+                ) from None
+        elif reason_text.lower() in _REASON_ALIASES:
+            category = _REASON_ALIASES[reason_text.lower()]
+        else:
+            category = Category.CORRECTION
+        if category is Category.CORRECTION and not reason_text:
+            raise CommandError("a VP correction needs a reason, so the table can see why the score changed")
+        return self._add_vp(state, index, points, category, events, reason=reason_text or None)
+
+    def _action(self, state: State, command: Command, events: list[tuple[str, Mapping[str, Any]]]) -> State:
+        index = self._turn_player(state, command, "an action")
+        try:
+            action = Action(str(command.get("action")))
+        except ValueError:
+            raise CommandError(
+                f"the actions are move, explore, gather and rest (EN p.4), not {command.get('action')!r}"
+            ) from None
+        if state.players[index].escaped is not None:
+            raise CommandError("a samurai who escaped performs no more actions, only Shogun bonuses (EN p.13)")
+        if action is Action.REST and state.actions and state.actions[-1] == Action.REST.value:
+            raise CommandError("you cannot Rest twice in a row (EN p.7)")
+        state = _with(state, actions=(*state.actions, action.value))
+        level = command.get("level")
+        if action is Action.EXPLORE and level is not None:
+            if level not in (1, 2, 3):
+                raise CommandError(f"volcano tiles are Level I, II or III, not {level!r} (EN p.3)")
+            if _scores_vp(state.setup) and level in (2, 3):
+                category = Category.EXPLORE_2 if level == 2 else Category.EXPLORE_3
+                state = self._add_vp(state, index, self.pack.scoring[category.value], category, events)
+        events.append(
+            (
+                "action",
+                {
+                    "player": state.players[index].name,
+                    "action": action.value,
+                    "actions": list(state.actions),
+                    "actions_left": max(0, ACTIONS_PER_TURN - len(state.actions)),
+                },
+            )
+        )
+        return state
+
+    def _explore(self, state: State, command: Command, events: list[tuple[str, Mapping[str, Any]]]) -> State:
+        return self._action(state, {**command, "action": "explore", "level": command.get("level", 1)}, events)
+
+    def _scroll(self, state: State, command: Command, events: list[tuple[str, Mapping[str, Any]]]) -> State:
+        index = self._player(state, command)
+        self._require_scoring(state, "a scroll's VP")
+        return self._add_vp(state, index, self.pack.scoring["scroll"], Category.SCROLLS, events)
+
+    def _gear_card_vp(self, state: State, command: Command, events: list[tuple[str, Mapping[str, Any]]]) -> State:
+        index = self._player(state, command)
+        self._require_scoring(state, "the weapon card's VP")
+        return self._add_vp(state, index, self.pack.scoring.get("weapon_card_vp", 1), Category.GEAR_CARD, events)
+
+    def _end_turn(self, state: State, command: Command, events: list[tuple[str, Mapping[str, Any]]]) -> State:
+        cd = state.countdown
+        if cd.kind in (CountdownKind.LAVA_PHASE, CountdownKind.END_PHASE) and cd.marker == state.current:
+            state = self._advance(state, events)
+            if state.phase is Phase.ENDED:
+                return state
+        n = len(state.players)
+        nxt = (state.current + 1) % n
+        new_round = nxt == state.setup.start
+        state = _with(state, current=nxt, actions=(), turn=state.turn + 1, round=state.round + (1 if new_round else 0))
+        if new_round:
+            state = self._begin_round(state, events)
+            if state.phase is Phase.ENDED:
+                return state
+        p = state.players[nxt]
+        events.append((Kind.TURN_STARTED, {"player": p.name, "round": state.round, "colour": p.colour}))
+        return state
+
+    def _begin_round(self, state: State, events: list[tuple[str, Mapping[str, Any]]]) -> State:
+        """EN p.15: at a new round the start player moves the Countdown Token, then flips the status tokens."""
+        cd = state.countdown
+        if cd.kind is CountdownKind.ROUNDS:
+            assert cd.rounds_left is not None
+            if cd.rounds_left > 1:
+                state = _with(state, countdown=_with(cd, rounds_left=cd.rounds_left - 1))
+                events.append(("round_track", {"rounds_left": cd.rounds_left - 1, "round": state.round}))
+            else:
+                lava = state.setup.scenario == 3 and not cd.lava_phase_done
+                kind = CountdownKind.LAVA_PHASE if lava else CountdownKind.END_PHASE
+                state = _with(
+                    state,
+                    countdown=Countdown(
+                        kind, rounds_left=0, lava_phase_done=cd.lava_phase_done, end_triggered=not lava
+                    ),
+                    phase=Phase.PLAYING if lava else Phase.FINAL,
+                )
+                events.append(
+                    (Kind.FINAL_CHAPTER, {"player": None, "round": state.round, "phase": "lava" if lava else "end"})
+                )
+                state = self._advance(state, events)
+        elif cd.kind in (CountdownKind.LAVA_PHASE, CountdownKind.END_PHASE) and cd.marker is None:
+            state = self._advance(state, events)
+        if state.phase is Phase.ENDED:
+            return state
+        if state.setup.mode is Mode.COOP:
+            flipped = []
+            for dragon, status in state.dragons:
+                if status is DragonStatus.AWAKE:
+                    status = DragonStatus.MOVING
+                elif status is DragonStatus.SLEEPING:
+                    status = DragonStatus.AWAKE
+                flipped.append((dragon, status))
+            state = _with(state, dragons=tuple(flipped))
+            moving = [d for d, s in state.dragons if s is DragonStatus.MOVING]
+            if moving:
+                events.append(
+                    (
+                        "dragons_move",
+                        {
+                            "dragons": moving,
+                            "round": state.round,
+                            "rule": "each moves 1 tile toward the nearest visible samurai",
+                        },
+                    )
+                )
+        elif self.pack.scenarios[state.setup.scenario].extras.get("dragons_move"):
+            moving = [d for d, s in state.dragons if s is DragonStatus.REVEALED]
+            if moving:
+                events.append(
+                    (
+                        "dragons_move",
+                        {
+                            "dragons": moving,
+                            "round": state.round - 1,
+                            "rule": "each moves 1 tile toward the nearest samurai; not if two are equally near",
+                        },
+                    )
+                )
+        if state.setup.scenario == 4:
+            events.append(
+                (
+                    "monks_move",
+                    {"round": state.round - 1, "rule": "each monk moves 2 spaces toward the nearest samurai"},
+                )
+            )
+        return state
+
+    def _dragon_revealed(self, state: State, command: Command, events: list[tuple[str, Mapping[str, Any]]]) -> State:
+        dragon = str(command.get("dragon"))
+        if state.dragon(dragon) is not DragonStatus.HIDDEN:
+            raise CommandError(f"dragon {dragon} is already on the board")
+        status = DragonStatus.SLEEPING if state.setup.mode is Mode.COOP else DragonStatus.REVEALED
+        state = _with(state, dragons=_set_dragon(state.dragons, dragon, status))
+        events.append(("dragon_revealed", {"dragon": dragon, "status": status.value}))
+        if state.setup.scenario == 5 and state.setup.mode is Mode.COMPETITIVE:
+            players = list(state.players)
+            for i, p in enumerate(players):
+                if p.escaped is not None:
+                    players[i] = _with(p, escaped=None)
+                    events.append(("returned", {"player": p.name, "rule": "scenario 5: escaped samurai return"}))
+            state = _with(state, players=tuple(players))
+        return state
+
+    def _dragon_defeated(self, state: State, command: Command, events: list[tuple[str, Mapping[str, Any]]]) -> State:
+        dragon_id = str(command.get("dragon"))
+        status = state.dragon(dragon_id)
+        if status is DragonStatus.DEFEATED:
+            raise CommandError(f"dragon {dragon_id} was already defeated and removed from the game (EN p.11)")
+        names = command.get("players")
+        if not isinstance(names, list) or not names:
+            raise CommandError("a defeated dragon needs the list of players still in the combat")
+        indices = [self._player(state, {"player": n}) for n in names]
+        if len(set(indices)) != len(indices):
+            raise CommandError("each player is listed once in a combat")
+        if state.setup.scenario == 1 and len(indices) > 1:
+            raise CommandError("in scenario 1 a dragon combat cannot be joined by another samurai (EN Appendix B)")
+        dragon = self.pack.dragons[dragon_id]
+        colour = self.pack.colours[dragon.colour]
+        extras = self.pack.scenarios[state.setup.scenario].extras
+        final_blow = command.get("final_blow")
+        if extras.get("trophies"):
+            if final_blow is None and len(indices) == 1:
+                final_blow = names[0]
+            if final_blow not in names:
+                raise CommandError(
+                    "in scenario 2 the player who dealt the final blow keeps the dragon, so name them "
+                    "in final_blow (one of the players in the combat)"
+                )
+        state = _with(state, dragons=_set_dragon(state.dragons, dragon_id, DragonStatus.DEFEATED), fight=None)
+        health = self.pack.dragon_health(
+            dragon, mode=state.setup.mode.value, players=len(state.players), scenario=state.setup.scenario
+        )
+        events.append((Kind.DRAGON_HEALTH, {"dragon": dragon_id, "health": 0, "max": health}))
+        events.append(("dragon_defeated", {"dragon": dragon_id, "colour": dragon.colour, "players": list(names)}))
+        if state.setup.mode is Mode.COOP:
+            state = _with(state, group_teeth=state.group_teeth + colour.coop_teeth)
+            if state.setup.scenario == 6 and dragon.is_legendary:
+                return self._finish(
+                    state, events, "the Legendary Dragon was killed instead of tamed, so everyone loses", won=False
+                )
+        for i in indices:
+            if _scores_vp(state.setup):
+                state = self._add_vp(state, i, colour.vp, Category.DRAGONS, events)
+            if state.setup.mode is Mode.COMPETITIVE and state.setup.scenario != 1:
+                p = state.players[i]
+                state = _with(state, players=_set(state.players, i, _with(p, teeth=p.teeth + 1)))
+        if extras.get("trophies") and final_blow is not None:
+            i = names.index(final_blow)
+            p = state.players[indices[i]]
+            state = _with(state, players=_set(state.players, indices[i], _with(p, trophies=(*p.trophies, dragon_id))))
+        return state
+
+    def _dragon_health(self, state: State, command: Command, events: list[tuple[str, Mapping[str, Any]]]) -> State:
+        """The dragon health track during a fight (EN p.11): set it, and the table display follows."""
+        dragon_id = str(command.get("dragon"))
+        if state.dragon(dragon_id) is DragonStatus.DEFEATED:
+            raise CommandError(f"dragon {dragon_id} was already defeated and removed from the game (EN p.11)")
+        dragon = self.pack.dragons[dragon_id]
+        full = self.pack.dragon_health(
+            dragon, mode=state.setup.mode.value, players=len(state.players), scenario=state.setup.scenario
+        )
+        health = command.get("health", full)
+        if isinstance(health, bool) or not isinstance(health, int) or not 1 <= health <= full:
+            raise CommandError(
+                f"{dragon_id}'s health is 1 to {full} on the track (a defeat is dragon_defeated), got {health!r}"
+            )
+        events.append((Kind.DRAGON_HEALTH, {"dragon": dragon_id, "health": health, "max": full}))
+        return _with(state, fight=(dragon_id, health))
+
+    def _roll_of(self, command: Command) -> DiceRoll:
+        source = command.get("source", "app")
+        try:
+            if source == "app":
+                kinds = command.get("dice")
+                seed = command.get("seed")
+                if not isinstance(kinds, list) or not kinds or not all(isinstance(k, str) for k in kinds):
+                    raise CommandError('an app roll names its dice, such as {"dice": ["tooth", "tooth"]}')
+                if isinstance(seed, bool) or not isinstance(seed, int):
+                    raise CommandError("an app roll carries its seed so that a replay rolls the same faces")
+                return roll(kinds, self.pack.dice, seed=seed)
+            if source in ("hand", "tray"):
+                faces = command.get("faces")
+                if not isinstance(faces, list) or not faces:
+                    raise CommandError(
+                        'hand-entered dice list their faces, such as {"faces": [["tooth", "3"], ["wood", "0b"]]}'
+                    )
+                # Faces as typed: 3, "3" or "0b" (DiceRoll.to_json writes plain faces as text).
+                normalised = [
+                    [f[0], int(f[1]) if isinstance(f[1], str) and f[1].isdigit() else f[1]]
+                    if isinstance(f, list) and len(f) == 2
+                    else f
+                    for f in faces
+                ]
+                parsed = DiceRoll.from_json({"dice": normalised, "source": source})
+                return from_faces([(d.kind, d.face) for d in parsed.dice], self.pack.dice, DiceSource(source))
+        except DiceError as error:
+            raise CommandError(str(error)) from None
+        raise CommandError(f"dice come from the app, by hand or from a tray, not {source!r}")
+
+    def _roll(self, state: State, command: Command, events: list[tuple[str, Mapping[str, Any]]]) -> State:
+        dice = self._roll_of(command)
+        events.append(
+            (
+                "dice_rolled",
+                {"roll": dice.to_json(), "hits": dice.hits, "broken": dice.broken(), "purpose": command.get("purpose")},
+            )
+        )
+        return _with(state, last_roll=dice)
+
+    def _escape(self, state: State, command: Command, events: list[tuple[str, Mapping[str, Any]]]) -> State:
+        index = self._turn_player(state, command, "escaping the volcano")
+        p = state.players[index]
+        if p.escaped is not None:
+            raise CommandError(f"{p.name} has already escaped the volcano")
+        try:
+            via = Exit(str(command.get("via", "rope")))
+        except ValueError:
+            raise CommandError("a samurai escapes by the rope or the secret_exit (EN p.13)") from None
+        if via is Exit.ROPE and not state.countdown.rope:
+            raise CommandError(
+                "the Rope Tile is not on the Central Tile yet; it appears on its countdown space (EN p.13)"
+            )
+        if via is Exit.SECRET_EXIT and state.setup.scenario == 1:
+            raise CommandError("scenario 1 does not use the Secret Exit (EN Appendix B)")
+        if state.setup.scenario == 5:
+            alive = [d for d, s in state.dragons if s not in (DragonStatus.HIDDEN, DragonStatus.DEFEATED)]
+            if alive:
+                raise CommandError(f"in scenario 5 no one escapes while a visible dragon lives ({', '.join(alive)})")
+        raw = command.get("tokens", {})
+        if not isinstance(raw, dict) or set(raw) - set(TOKEN_KINDS):
+            raise CommandError(f"escape tokens are a mapping of {', '.join(TOKEN_KINDS)} to counts")
+        counts: dict[str, int] = {}
+        for kind in TOKEN_KINDS:
+            value = raw.get(kind, 0)
+            if isinstance(value, bool):
+                value = int(value)
+            if not isinstance(value, int) or value < 0:
+                raise CommandError(f"the number of {kind} tokens must be a whole number of at least 0, got {value!r}")
+            if kind in GEAR and value > 1:
+                raise CommandError(f"a samurai has at most 1 magical {kind} to show the Shogun")
+            counts[kind] = value
+        order = state.escapes + 1
+        magical = p.magical | {g for g in GEAR if counts[g]}
+        player = _with(p, escaped=via, escape_order=p.escape_order or order, tokens=Tokens(**counts), magical=magical)
+        state = _with(state, players=_set(state.players, index, player), escapes=order)
+        events.append(("escaped", {"player": p.name, "via": via.value, "order": order}))
+        return state
+
+    def _shogun_bonus(self, state: State, command: Command, events: list[tuple[str, Mapping[str, Any]]]) -> State:
+        index = self._turn_player(state, command, "a Shogun bonus")
+        self._require_scoring(state, "a Shogun bonus")
+        p = state.players[index]
+        if p.escaped is None:
+            raise CommandError(f"{p.name} must escape the volcano before claiming Shogun bonuses (EN p.13)")
+        if p.claimed_turn == state.turn:
+            raise CommandError("an escaped samurai claims one Shogun bonus per turn (EN p.13)")
+        kind = str(command.get("track"))
+        if kind not in TOKEN_KINDS:
+            raise CommandError(f"the Shogun bonus tracks are {', '.join(TOKEN_KINDS)}, not {kind!r}")
+        if p.tokens.get(kind) < 1:
+            raise CommandError(f"{p.name} has no {kind} token left to hand to the Shogun")
+        if p.escaped is Exit.ROPE:
+            track = f"palace.{kind}"
+        else:
+            track = f"foot.{'blueprints' if kind in GEAR else kind}"
+        spots = self._tracks.get(track, ())
+        if not spots:
+            raise CommandError(f"the foot of the mountain gives no VP for {kind} (EN p.13)")
+        claims = dict(state.claims)
+        taken = claims.get(track, 0)
+        if track.startswith("foot.") and taken >= len(spots):
+            raise CommandError(
+                f"all {len(spots)} spots of the {track.split('.')[1]} bonus at the foot of the mountain are taken"
+            )
+        value = spots[min(taken, len(spots) - 1)]
+        claims[track] = taken + 1
+        tokens = _with(p.tokens, **{kind: p.tokens.get(kind) - 1})
+        player = _with(p, tokens=tokens, claimed_turn=state.turn)
+        state = _with(state, players=_set(state.players, index, player), claims=tuple(sorted(claims.items())))
+        events.append(("shogun_bonus", {"player": p.name, "track": track, "spot": taken + 1, "vp": value}))
+        return self._add_vp(state, index, value, Category.SHOGUN, events, reason=track)
+
+    def _magical_gear(self, state: State, command: Command, events: list[tuple[str, Mapping[str, Any]]]) -> State:
+        index = self._player(state, command)
+        gear = command.get("gear")
+        if gear not in GEAR:
+            raise CommandError(f"magical gear is a helmet, weapon or sandals, not {gear!r}")
+        p = state.players[index]
+        completed = bool(command.get("completed", True))
+        magical = p.magical | {gear} if completed else p.magical - {gear}
+        events.append(("magical_gear", {"player": p.name, "gear": gear, "completed": completed}))
+        return _with(state, players=_set(state.players, index, _with(p, magical=frozenset(magical))))
+
+    def _life_lost(self, state: State, command: Command, events: list[tuple[str, Mapping[str, Any]]]) -> State:
+        index = self._player(state, command)
+        self._require_coop(state, "Lives")
+        p = state.players[index]
+        lives = p.lives - 1
+        state = _with(state, players=_set(state.players, index, _with(p, lives=lives)))
+        events.append(("life_lost", {"player": p.name, "lives": lives, "reason": command.get("reason")}))
+        if lives <= 0:
+            return self._finish(state, events, f"{p.name} lost a second Life, so everyone loses (EN p.15)", won=False)
+        return state
+
+    def _status_tokens(self, state: State, command: Command, events: list[tuple[str, Mapping[str, Any]]]) -> State:
+        index = self._player(state, command)
+        self._require_scenario(state, 1, "Keeping status tokens")
+        delta = command.get("delta")
+        if isinstance(delta, bool) or not isinstance(delta, int) or delta == 0:
+            raise CommandError(f"delta must be a whole number other than 0, got {delta!r}")
+        p = state.players[index]
+        if p.status_tokens + delta < 0:
+            raise CommandError(f"{p.name} has only {p.status_tokens} status tokens")
+        events.append(("status_tokens", {"player": p.name, "count": p.status_tokens + delta}))
+        return _with(state, players=_set(state.players, index, _with(p, status_tokens=p.status_tokens + delta)))
+
+    def _monk_defeat(self, state: State, command: Command, events: list[tuple[str, Mapping[str, Any]]]) -> State:
+        index = self._player(state, command)
+        self._require_scenario(state, 4, "Losing to a Monk")
+        points = int(self.pack.scenarios[4].extras.get("monk_defeat_vp", -5))
+        return self._add_vp(state, index, points, Category.SCENARIO, events, reason="defeated by a Monk")
+
+    def _hostile_defeated(self, state: State, command: Command, events: list[tuple[str, Mapping[str, Any]]]) -> State:
+        self._require_scenario(state, 7, "Defeating a hostile samurai")
+        if state.hostile_defeated >= 3:
+            raise CommandError("all 3 hostile samurai are already defeated")
+        events.append(("hostile_defeated", {"count": state.hostile_defeated + 1}))
+        return _with(state, hostile_defeated=state.hostile_defeated + 1)
+
+    def _tamed(self, state: State, command: Command, events: list[tuple[str, Mapping[str, Any]]]) -> State:
+        self._require_scenario(state, 6, "Taming the Legendary Dragon")
+        return _with(state, tamed=True)
+
+    def _end_game(self, state: State, command: Command, events: list[tuple[str, Mapping[str, Any]]]) -> State:
+        reason = str(command.get("reason") or "").strip()
+        if not reason:
+            raise CommandError('ending the game early needs a reason, such as "we ran out of time"')
+        return self._finish(
+            state,
+            events,
+            f"ended by the table: {reason}",
+            won=False if state.setup.mode is Mode.COOP and state.setup.scenario != 8 else None,
+        )
+
+    # ---- output ----------------------------------------------------------------------------
+    def state_json(self, state: State) -> dict[str, Any]:
+        setup = state.setup
+        cd = state.countdown
+        current = state.players[state.current]
+        data: dict[str, Any] = {
+            "game": GAME_NAME,
+            "pack_version": self.pack.version,
+            "mode": setup.mode.value,
+            "scenario": setup.scenario,
+            "scenario_name": self.pack.scenarios[setup.scenario].name,
+            "adventure_tokens": setup.adventure_tokens,
+            "phase": state.phase.value,
+            "current_player": current.name,
+            "start_player": setup.players[setup.start].name,
+            "round": state.round,
+            "turn": state.turn,
+            "actions": list(state.actions),
+            "actions_left": max(0, ACTIONS_PER_TURN - len(state.actions)),
+            "scores": {p.name: p.vp for p in state.players},
+            "countdown": {
+                "active": cd.kind in (CountdownKind.LAVA_PHASE, CountdownKind.END_PHASE),
+                "position": cd.position if cd.kind in (CountdownKind.LAVA_PHASE, CountdownKind.END_PHASE) else None,
+                "kind": cd.kind.value,
+                "marker_after": state.players[cd.marker].name if cd.marker is not None else None,
+                "rounds_left": cd.rounds_left,
+                "rope": cd.rope,
+                "threshold": self.pack.scenarios[setup.scenario].threshold if _scores_vp(setup) else None,
+            },
+            "players": [
+                {
+                    "name": p.name,
+                    "colour": p.colour,
+                    "board": p.board,
+                    "vp": p.vp,
+                    "categories": {c.value: p.by_category[i] for i, c in enumerate(CATEGORIES)},
+                    "teeth": p.teeth,
+                    "escaped": p.escaped.value if p.escaped else None,
+                    "escape_order": p.escape_order,
+                    "tokens": p.tokens.to_json(),
+                    "bonus_claimed_this_turn": p.claimed_turn == state.turn,
+                    "lives": p.lives if setup.mode is Mode.COOP else None,
+                    "magical_gear": sorted(p.magical),
+                    "status_tokens": p.status_tokens,
+                    "trophies": list(p.trophies),
+                }
+                for p in state.players
+            ],
+            "dragons": {d: s.value for d, s in state.dragons if s is not DragonStatus.HIDDEN},
+            "shogun_claims": dict(state.claims),
+            "vp_history": [
+                {
+                    "turn": v.turn,
+                    "round": v.round,
+                    "player": v.player,
+                    "category": v.category,
+                    "points": v.points,
+                    "total": v.total,
+                }
+                for v in (state.history or ())
+            ],
+            "last_roll": state.last_roll.to_json() if state.last_roll else None,
+            "fight": {"dragon": state.fight[0], "health": state.fight[1]} if state.fight else None,
+            "setup_checklist": setup_checklist(setup, self.pack),
+        }
+        if setup.mode is Mode.COOP:
+            data["objectives"] = [{"text": t, "done": d} for t, d in self.objectives(state)]
+            data["group_teeth"] = state.group_teeth
+            data["moving_dragons"] = [d for d, s in state.dragons if s is DragonStatus.MOVING]
+        if state.ending is not None:
+            data["ending"] = {
+                "reason": state.ending.reason,
+                "won": state.ending.won,
+                "ranking": [{"player": n, "vp": vp, "rank": r} for n, vp, r in state.ending.ranking],
+            }
+        return data
+
+    def result(self, state: State) -> Result | None:
+        ending = state.ending
+        if ending is None:
+            return None
+        coop = state.setup.mode is Mode.COOP and state.setup.scenario != 8
+        ranks = {name: rank for name, _, rank in ending.ranking}
+        players = []
+        for i, p in enumerate(state.players):
+            winner = bool(ending.won) if ending.won is not None else ranks[p.name] == 1
+            players.append(
+                PlayerResult(
+                    name=p.name,
+                    score=p.vp,
+                    rank=1 if coop else ranks[p.name],
+                    winner=winner,
+                    start_player=i == state.setup.start,
+                    colour=p.colour,
+                    categories={c.value: p.by_category[j] for j, c in enumerate(CATEGORIES)},
+                )
+            )
+        return Result("Fuji Koro", BGG_ID, coop, tuple(players), ending.reason)
+
+
+# ------------------------------------------------------------------------------------------------
+
+
+def _set(players: tuple[PlayerState, ...], index: int, player: PlayerState) -> tuple[PlayerState, ...]:
+    return (*players[:index], player, *players[index + 1 :])
+
+
+def _set_dragon(
+    dragons: tuple[tuple[str, DragonStatus], ...], dragon: str, status: DragonStatus
+) -> tuple[tuple[str, DragonStatus], ...]:
+    return tuple((d, status if d == dragon else s) for d, s in dragons)
+
+
+def _roman(level: object) -> str:
+    return {1: "I", 2: "II", 3: "III"}.get(level, str(level)) if isinstance(level, int) else str(level)
+
+
+@lru_cache(maxsize=256)
+def _best_sets(counts: tuple[int, ...], same: int, different: int) -> int:
+    """The most bonus VP from disjoint sets of 3 dragons of one colour or 3 of different colours."""
+    best = 0
+    for i, c in enumerate(counts):
+        if c >= 3:
+            rest = tuple(x - 3 if j == i else x for j, x in enumerate(counts))
+            best = max(best, same + _best_sets(rest, same, different))
+    present = [i for i, c in enumerate(counts) if c]
+    for a in range(len(present)):
+        for b in range(a + 1, len(present)):
+            for c in range(b + 1, len(present)):
+                chosen = {present[a], present[b], present[c]}
+                rest = tuple(x - 1 if j in chosen else x for j, x in enumerate(counts))
+                best = max(best, different + _best_sets(rest, same, different))
+    return best
+
+
+def game_from_pack_raw(raw: Mapping[str, Any] | None) -> FujiKoro:
+    """The game module over the data pack stored with a game (so replays use the values it was played with)."""
+    from companion.datapack import default_pack, parse
+
+    if raw is None:
+        return FujiKoro(default_pack())
+    try:
+        return FujiKoro(parse(raw))
+    except DataPackError as error:
+        raise SetupError(f"the data pack stored with this game does not load: {error}") from None
