@@ -13,6 +13,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any
 
 from companion.datapack import BoardSpec, DataPack, Dragon, Material
@@ -462,6 +463,11 @@ def _break_one(gear: Gear, material: Material, cells: set[Cell], chosen: list[Ce
 
 def break_sandals(gear: Gear, broken_kinds: Sequence[str], pack: DataPack) -> Gear:
     """Tomoe's sandals used as a weapon lose a cube of the die's colour per broken icon."""
+    return _break_sandals(gear, tuple(broken_kinds), pack) if broken_kinds else gear
+
+
+@lru_cache(maxsize=1 << 12)
+def _break_sandals(gear: Gear, broken_kinds: tuple[str, ...], pack: DataPack) -> Gear:
     cubes = gear.cubes("sandals")
     for kind in broken_kinds:
         material = RESOURCE_DIE[kind]

@@ -230,21 +230,22 @@ class _Chain:
         width = cap + 1
         size = len(order) * width
         matrix = np.zeros((size, size))
+        below_cap = np.arange(cap)
         for gid in order:
             row = local[gid] * width
             for p, hits, after in self.rolls_by_id(index, gid):
                 col = local[after] * width
-                for dealt in range(cap):
-                    matrix[col + min(cap, dealt + hits), row + dealt] += p
+                np.add.at(matrix, (col + np.minimum(cap, below_cap + hits), row + below_cap), p)
             matrix[row + cap, row + cap] = 1.0  # the cap is reached: nothing more matters
         state = np.zeros(size)
         state[local[start] * width] = 1.0
         table = [[1.0] + [0.0] * cap]
         moving = np.ones(size, dtype=bool)
         for gid in order:
-            for dealt in range(width):
-                moving[local[gid] * width + dealt] = dealt < cap and any(
-                    hits or after != gid for _, hits, after in self.rolls_by_id(index, gid))
+            can_change = any(hits or after != gid for _, hits, after in self.rolls_by_id(index, gid))
+            base = local[gid] * width
+            moving[base: base + width] = can_change
+            moving[base + cap] = False
         done = 0
         while rolls is None or done < rolls:
             state = matrix @ state
@@ -332,6 +333,7 @@ def _helmet_only(gear: Gear) -> Gear:
     return replace(gear, weapon_left=empty_left, weapon_right=empty_right, magic=gear.magic & {"helmet"})
 
 
+@lru_cache(maxsize=1 << 14)
 def _inert(gear: Gear, pack: DataPack) -> Gear:
     """A samurai with no usable weapon left deals no more damage: forget the cubes (fewer states)."""
     spec = pack.board(gear.board)
@@ -345,18 +347,14 @@ def _inert(gear: Gear, pack: DataPack) -> Gear:
 
 
 def _at_least(rows: Sequence[Sequence[float]], health: int) -> float:
-    """P(sum of independent damages >= health), each damage capped."""
-    total = [1.0]
+    """P(sum of independent damages >= health), each damage capped at or above the health."""
+    total = np.ones(1)
     for row in rows:
-        conv = [0.0] * min(len(total) + len(row) - 1, health + 1)
-        for a, pa in enumerate(total):
-            if pa == 0.0:
-                continue
-            for b, pb in enumerate(row):
-                if pb:
-                    conv[min(a + b, health)] += pa * pb
-        total = conv
-    return total[health] if len(total) > health else 0.0
+        total = np.convolve(total, np.asarray(row))
+        if total.size > health + 1:
+            total[health] = total[health:].sum()
+            total = total[: health + 1]
+    return float(total[health]) if total.size > health else 0.0
 
 
 def _add(acc: list[float], p: float, vector: Sequence[float]) -> None:
