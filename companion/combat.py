@@ -82,8 +82,9 @@ class DragonStats:
     def from_figure(cls, dragon: Dragon, pack: DataPack, *, mode: Mode, players: int, scenario: int = 0,
                     ) -> DragonStats:
         info = pack.colours[dragon.colour]
+        label = "Legendary Dragon" if dragon.is_legendary else f"{dragon.colour} dragon {dragon.id.rsplit('_', 1)[-1]}"
         return cls(
-            name=dragon.id, colour=dragon.colour, initiative=dragon.initiative,
+            name=label, colour=dragon.colour, initiative=dragon.initiative,
             health=pack.dragon_health(dragon, mode=mode.value, players=players, scenario=scenario),
             dice=info.dice, legendary=dragon.is_legendary, vp=info.vp, coop_teeth=info.coop_teeth,
         )
