@@ -1,0 +1,44 @@
+"""What the table's inputs mean to the session: the button -> command table and tray dice -> DiceRoll.
+
+The one place to align with the session's command vocabulary (companion session/combat commands).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from companion.datapack import Die, Face
+from companion.dice import DiceRoll, DiceSource, from_faces
+from firmware_bridge.firmware import protocol
+
+
+class Button(enum.IntEnum):
+    """Table buttons; the values are the BUTTON ids on the wire (protocol.md)."""
+
+    END_TURN = protocol.BUTTON_END_TURN
+    DRAGON_ROLL = protocol.BUTTON_DRAGON_ROLL
+    UNDO = protocol.BUTTON_UNDO
+
+
+# The command each button sends to the session. Edit here to follow the session's command names.
+BUTTON_COMMANDS: Mapping[Button, Mapping[str, Any]] = {
+    Button.END_TURN: {"type": "end_turn"},
+    Button.DRAGON_ROLL: {"type": "dragon_roll"},
+    Button.UNDO: {"action": "undo"},
+}
+
+
+def command_for(button: Button) -> dict[str, Any]:
+    """A fresh copy of the command for ``button`` (callers may add fields such as a state id)."""
+    return dict(BUTTON_COMMANDS[button])
+
+
+def dice_from_wire(results: Sequence[tuple[int, int, bool]], dice: Mapping[str, Die]) -> DiceRoll:
+    """A DICE payload (kind index, hits, broken) as the companion dice value, source TRAY.
+
+    Raises companion.dice.DiceError when a die kind or face is not in the data pack.
+    """
+    faces = [(protocol.DIE_KINDS[kind], Face(hits, broken)) for kind, hits, broken in results]
+    return from_faces(faces, dice, DiceSource.TRAY)
