@@ -6,7 +6,9 @@ category with a history for the chart, the final chapter and its countdown (each
 from the data pack), escapes and the Shogun bonuses, the ranking with its tie-break, the cooperative
 round track, dragon status tokens, lives and objectives, and the scenarios that change scoring or the
 countdown. Dragon fights are recorded by their outcome (``dragon_defeated``) and by dice rolls
-(``roll``: the app's seeded rolls are undo barriers); the fight engine can later drive the same commands.
+(``roll``: the app's seeded rolls are undo barriers), or played roll by roll through the fight commands
+(``fight_start``, ``fight_roll``, ...; see "Fights" below), which drive :mod:`companion.combat` and apply
+its result through the same code paths.
 
 Every number comes from the data pack; rules text that the pack does not carry (the coop tile decks
 of EN p.14) is quoted here with its page.
@@ -20,7 +22,26 @@ from dataclasses import dataclass, fields
 from functools import lru_cache
 from typing import Any, TypeVar
 
-from companion.datapack import CountdownEvent, DataPack, DataPackError
+from companion.combat import (
+    DRAGON,
+    Combatant,
+    CombatError,
+    DragonStats,
+    Fight,
+    WeaponRoll,
+    combatant_from_json,
+    dragon_roll,
+    monk_throw,
+    retreat,
+    samurai_roll,
+    start_dragon_fight,
+    start_samurai_fight,
+    surrender,
+)
+from companion.combat import Mode as FightMode
+from companion.combat import Outcome as FightOutcome
+from companion.combat import Status as FighterStatus
+from companion.datapack import CountdownEvent, DataPack, DataPackError, parse_face
 from companion.dice import DiceError, DiceRoll, DiceSource, from_faces, roll
 from companion.engine import Command, CommandError, Outcome, PlayerResult, Result
 from companion.events import Kind
@@ -283,6 +304,7 @@ class State:
     last_roll: DiceRoll | None = None
     fight: tuple[str, int] | None = None  # the dragon on the health track and its health now
     ending: Ending | None = None
+    combat: Combat | None = None  # the fight played through the fight commands (the last one, once over)
 
     def dragon(self, dragon_id: str) -> DragonStatus:
         for key, status in self.dragons:
@@ -516,6 +538,14 @@ class FujiKoro:
             "hostile_defeated": self._hostile_defeated,
             "tamed": self._tamed,
             "end_game": self._end_game,
+            "fight_start": self._fight_start,
+            "samurai_fight_start": self._samurai_fight_start,
+            "fight_roll": self._fight_roll,
+            "fight_helmet": self._fight_helmet,
+            "fight_retreat": self._fight_retreat,
+            "fight_surrender": self._fight_surrender,
+            "fight_steal": self._fight_steal,
+            "fight_cancel": self._fight_cancel,
         }
 
     @property
@@ -580,6 +610,10 @@ class FujiKoro:
             prepared["source"] = "app"
             if prepared.get("seed") is None:
                 prepared["seed"] = new_seed()
+        if kind == "fight_roll" and state.combat is not None and state.combat.is_active:
+            prepared.setdefault("who", state.combat.fight.whose_turn())
+            if _is_app_fight_roll(prepared) and prepared.get("seed") is None:
+                prepared["seed"] = new_seed()
         return prepared
 
     def apply(self, state: State, command: Command) -> Outcome[State]:
@@ -591,6 +625,11 @@ class FujiKoro:
             raise CommandError("the game has ended, so no more commands are accepted")
         if state.phase is Phase.SETUP and kind != "start":
             raise CommandError('the game is still being set up; send {"type": "start"} first')
+        if kind in _BLOCKED_DURING_FIGHT and state.combat is not None and state.combat.is_active:
+            raise CommandError(
+                f"a fight is being played: finish it with fight_roll (or fight_retreat), or fight_cancel it, "
+                f"before {kind}"
+            )
         events: list[tuple[str, Mapping[str, Any]]] = []
         new = handler(state, command, events)
         if _scores_vp(new.setup) is False and new.phase is not Phase.ENDED:
@@ -656,9 +695,13 @@ class FujiKoro:
             return "End the game" + (f" ({command['reason']})" if command.get("reason") else "")
         if kind == "start":
             return "Start the game"
+        if isinstance(kind, str) and kind.startswith(("fight_", "samurai_fight_")):
+            return self._describe_fight(state, command)
         return str(kind)
 
     def is_automated_random(self, command: Command) -> bool:
+        if command.get("type") == "fight_roll":
+            return _is_app_fight_roll(command)
         return command.get("type") == "roll" and command.get("source", "app") == DiceSource.APP.value
 
     def is_over(self, state: State) -> bool:
@@ -1375,6 +1418,393 @@ class FujiKoro:
             won=False if state.setup.mode is Mode.COOP and state.setup.scenario != 8 else None,
         )
 
+    # ---- fights (EN pp.10-12, coop p.15) ------------------------------------------------------
+    def _active_combat(self, state: State) -> Combat:
+        combat = state.combat
+        if combat is None or not combat.is_active:
+            raise CommandError('no fight is being played; start one with {"type": "fight_start", ...}')
+        return combat
+
+    def _fight_mode(self, state: State) -> FightMode:
+        return FightMode(state.setup.mode.value)
+
+    def _fighter_entry(self, state: State, item: Any, what: str) -> tuple[int, Combatant]:
+        if not isinstance(item, dict):
+            raise CommandError(f"{what} is an object such as {{\"player\": \"A\", \"gear\": {{...}}}}, got {item!r}")
+        index = self._player(state, item)
+        player = state.players[index]
+        if player.escaped is not None:
+            raise CommandError(f"{player.name} has escaped the volcano and fights no more (EN p.13)")
+        data = {**item, "name": player.name}
+        gear = item.get("gear")
+        if isinstance(gear, dict):
+            board = str(gear.get("board") or player.board).lower()
+            if board != player.board:
+                raise CommandError(
+                    f"{player.name} plays the {player.board} board, but the gear is on the {board} board"
+                )
+            data["gear"] = {**gear, "board": board}
+        try:
+            return index, combatant_from_json(data, self.pack)
+        except CombatError as error:
+            raise CommandError(str(error)) from None
+
+    def _dragon_stats(self, state: State, raw: Any) -> tuple[DragonStats, str | None]:
+        mode = self._fight_mode(state)
+        if isinstance(raw, str):
+            figure = self.pack.dragons.get(raw)
+            if figure is None:
+                raise CommandError(f"unknown dragon figure {raw!r}; figures: {', '.join(sorted(self.pack.dragons))}")
+            if state.dragon(raw) is DragonStatus.DEFEATED:
+                raise CommandError(f"dragon {raw} was already defeated and removed from the game (EN p.11)")
+            stats = DragonStats.from_figure(
+                figure, self.pack, mode=mode, players=len(state.players), scenario=state.setup.scenario
+            )
+            return stats, raw
+        if isinstance(raw, dict):
+            return typed_dragon(raw, mode), None
+        raise CommandError(
+            'the dragon is a figure id such as "green_1" or typed stats {"health", "initiative", "dice"}'
+        )
+
+    def _fight_start(self, state: State, command: Command, events: list[tuple[str, Mapping[str, Any]]]) -> State:
+        raw = command.get("samurai")
+        if not isinstance(raw, list) or not raw:
+            raise CommandError('a fight needs "samurai": the attacker and anyone who joins, as a list')
+        entries = [self._fighter_entry(state, item, "each samurai") for item in raw]
+        indices = [i for i, _ in entries]
+        if len(set(indices)) != len(indices):
+            raise CommandError("each player is listed once in a combat")
+        mode = self._fight_mode(state)
+        extras = self.pack.scenarios[state.setup.scenario].extras
+        dragon_attacks = bool(command.get("dragon_attacks", False))
+        if dragon_attacks and mode is FightMode.COMPETITIVE and not extras.get("dragons_move"):
+            raise CommandError(
+                "dragons move onto samurai only in the cooperative mode and when dragons are on the move (scenario 2)"
+            )
+        n = len(state.players)
+        if dragon_attacks:
+            # The samurai on the tile defend; ties between them go by turn order from the active player.
+            start = state.current
+        else:
+            start = state.current
+            if start not in indices:
+                raise CommandError(
+                    f"the attacker is the player whose turn it is ({state.players[start].name}); "
+                    "the others join the fight"
+                )
+        # Joiners are asked in turn order from the attacker's left (EN p.10): that is the fight's order.
+        entries.sort(key=lambda e: (e[0] - start) % n)
+        stats, dragon_id = self._dragon_stats(state, command.get("dragon"))
+        tokens = command.get("damage_tokens", 0)
+        if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0:
+            raise CommandError(f"damage_tokens is a whole number of at least 0, got {tokens!r}")
+        first_action = command.get("first_action")
+        if first_action is None:
+            first_action = not dragon_attacks and len(state.actions) <= 1
+        try:
+            fight = start_dragon_fight(
+                stats,
+                [c for _, c in entries],
+                self.pack,
+                mode=mode,
+                dragon_attacks=dragon_attacks,
+                damage_tokens=tokens,
+                first_action=bool(first_action),
+                joining_allowed=not extras.get("no_joining"),
+            )
+        except CombatError as error:
+            raise CommandError(
+                str(error) + (" (EN Appendix B scenario 1)" if "scenario" in str(error) else "")
+            ) from None
+        combat = Combat(fight, dragon_id=dragon_id, max_health=stats.health)
+        label = dragon_id or stats.name
+        events.append(
+            (
+                "fight_started",
+                {"dragon": label, "order": list(fight.order), "samurai": [f.name for f in fight.fighters]},
+            )
+        )
+        events.append((Kind.DRAGON_HEALTH, {"dragon": label, "health": fight.health, "max": stats.health}))
+        return _with(state, combat=combat, fight=(dragon_id, fight.health) if dragon_id else state.fight)
+
+    def _samurai_fight_start(
+        self, state: State, command: Command, events: list[tuple[str, Mapping[str, Any]]]
+    ) -> State:
+        if state.setup.mode is Mode.COOP:
+            raise CommandError("samurai do not fight each other in the cooperative mode (EN p.14)")
+        a_index, attacker = self._fighter_entry(state, command.get("attacker"), "the attacker")
+        d_index, defender = self._fighter_entry(state, command.get("defender"), "the defender")
+        if a_index == d_index:
+            raise CommandError("a samurai cannot fight themselves")
+        if a_index != state.current:
+            raise CommandError(
+                f"the attacker is the player whose turn it is ({state.players[state.current].name}) (EN p.12)"
+            )
+        first_action = command.get("first_action")
+        if first_action is None:
+            first_action = len(state.actions) <= 1
+        try:
+            fight = start_samurai_fight(attacker, defender, self.pack, first_action=bool(first_action))
+        except CombatError as error:
+            raise CommandError(str(error)) from None
+        events.append(("fight_started", {"dragon": None, "order": list(fight.order),
+                                         "samurai": [f.name for f in fight.fighters]}))
+        return _with(state, combat=Combat(fight))
+
+    def _fight_roll(self, state: State, command: Command, events: list[tuple[str, Mapping[str, Any]]]) -> State:
+        combat = self._active_combat(state)
+        fight = combat.fight
+        spec = fight_roll_spec(fight, command, self.pack)
+        removals, magic = _helmet_choices(command)
+        if (removals or magic) and spec.who != DRAGON:
+            raise CommandError("helmet removals are chosen when the dragon rolls")
+        hit = {f.name for f in fight.fighters if f.is_in}
+        for name in [*removals, *magic]:
+            if name not in hit:
+                raise CommandError(f"{name} is not in the fight, so the dragon's roll does not hit their helmet")
+        new = play_fight_roll(fight, spec, self.pack, removals=removals, use_magic=magic)
+        final_blow = combat.final_blow
+        if new.outcome is FightOutcome.DRAGON_DEFEATED and fight.outcome is None:
+            final_blow = spec.who.removeprefix("monk:")
+        choices = tuple((name, tuple(cells), name in magic) for name, cells in removals.items())
+        updated = _with(
+            combat,
+            fight=new,
+            before_dragon=fight if spec.who == DRAGON else None,
+            dragon_dice=spec.rolls[0][1] if spec.who == DRAGON else None,
+            helmet_choices=choices if spec.who == DRAGON else (),
+            final_blow=final_blow,
+        )
+        events.append(("fight_rolled", spec.to_json()))
+        return self._after_fight_change(state, combat, updated, events)
+
+    def _fight_helmet(self, state: State, command: Command, events: list[tuple[str, Mapping[str, Any]]]) -> State:
+        combat = self._active_combat(state)
+        if combat.before_dragon is None or combat.dragon_dice is None:
+            raise CommandError("a helmet removal is chosen right after the dragon's roll, before anyone else rolls")
+        name = state.players[self._player(state, command)].name
+        before = combat.before_dragon
+        if not any(f.name == name and f.is_in for f in before.fighters):
+            raise CommandError(f"{name} was not hit by the dragon's roll")
+        cells = _cells(command.get("cells"), "cells")
+        magic = bool(command.get("magic", False))
+        choices = tuple(c for c in combat.helmet_choices if c[0] != name) + ((name, cells, magic),)
+        try:
+            new = dragon_roll(
+                before,
+                combat.dragon_dice,
+                self.pack,
+                removals={n: c for n, c, _ in choices},
+                use_magic=[n for n, _, m in choices if m],
+            )
+        except CombatError as error:
+            raise CommandError(str(error)) from None
+        events.append(("fight_helmet", {"player": name, "cells": [list(c) for c in cells], "magic": magic}))
+        return self._after_fight_change(state, combat, _with(combat, fight=new, helmet_choices=choices), events)
+
+    def _fight_retreat(self, state: State, command: Command, events: list[tuple[str, Mapping[str, Any]]]) -> State:
+        combat = self._active_combat(state)
+        name = state.players[self._player(state, command)].name
+        try:
+            new = retreat(combat.fight, name, self.pack)
+        except CombatError as error:
+            raise CommandError(str(error) + " (EN p.11)") from None
+        events.append(("fight_retreat", {"player": name}))
+        return self._after_fight_change(state, combat, _with(combat, fight=new, before_dragon=None), events)
+
+    def _fight_surrender(
+        self, state: State, command: Command, events: list[tuple[str, Mapping[str, Any]]]
+    ) -> State:
+        combat = self._active_combat(state)
+        name = state.players[self._player(state, command)].name
+        try:
+            new = surrender(combat.fight, name, self.pack)
+        except CombatError as error:
+            raise CommandError(str(error) + " (EN p.12)") from None
+        events.append(("fight_surrender", {"player": name}))
+        return self._after_fight_change(state, combat, _with(combat, fight=new, before_dragon=None), events)
+
+    def _fight_steal(self, state: State, command: Command, events: list[tuple[str, Mapping[str, Any]]]) -> State:
+        combat = state.combat
+        if combat is None or combat.fight.dragon is not None or combat.fight.winner is None or combat.cancelled:
+            raise CommandError("only the winner of a samurai combat steals an item (EN p.12)")
+        if combat.stolen is not None:
+            raise CommandError(f"{combat.fight.winner} already stole {combat.stolen}: one item per combat (EN p.12)")
+        item = command.get("item")
+        if item not in STEAL_ITEMS:
+            raise CommandError(f"the winner steals one {', '.join(STEAL_ITEMS)} from the backpack, not {item!r}")
+        winner = combat.fight.winner
+        loser = next(f.name for f in combat.fight.fighters if f.name != winner)
+        state = _with(state, combat=_with(combat, stolen=str(item)))
+        events.append(("fight_steal", {"winner": winner, "loser": loser, "item": item}))
+        if item == "scroll" and _scores_vp(state.setup):
+            # Stealing a scroll scores as gathering one; the victim keeps their VP (EN p.12).
+            index = self._player(state, {"player": winner})
+            state = self._add_vp(state, index, self.pack.scoring["scroll"], Category.SCROLLS, events,
+                                 reason="stolen scroll")
+        return state
+
+    def _fight_cancel(self, state: State, command: Command, events: list[tuple[str, Mapping[str, Any]]]) -> State:
+        combat = self._active_combat(state)
+        label = combat.label
+        if combat.fight.dragon is not None:
+            events.append((Kind.DRAGON_HEALTH, {"dragon": label, "health": combat.max_health,
+                                                "max": combat.max_health}))
+        events.append(("fight_ended", {"dragon": label, "outcome": "cancelled", "reason": command.get("reason")}))
+        return _with(state, combat=_with(combat, cancelled=True, before_dragon=None),
+                     fight=None if combat.dragon_id else state.fight)
+
+    def _after_fight_change(
+        self, state: State, old_combat: Combat, combat: Combat, events: list[tuple[str, Mapping[str, Any]]]
+    ) -> State:
+        """Carry a fight step into the game: health events, teeth, lives, and the end of the fight."""
+        old, new = old_combat.fight, combat.fight
+        coop = new.mode is FightMode.COOP
+        defeated_now = new.outcome is FightOutcome.DRAGON_DEFEATED and old.outcome is None
+        if new.dragon is not None and new.health != old.health and new.health > 0:
+            events.append((Kind.DRAGON_HEALTH, {"dragon": combat.label, "health": new.health,
+                                                "max": combat.max_health}))
+        players = list(state.players)
+        if not coop:
+            for before, after in zip(old.fighters, new.fighters, strict=True):
+                # Teeth broken off the dragon during the fight; the defeat's own tooth comes with its VP below.
+                delta = after.teeth - before.teeth - (1 if defeated_now and after.is_in else 0)
+                if delta:
+                    i = self._player(state, {"player": after.name})
+                    players[i] = _with(players[i], teeth=players[i].teeth + delta)
+        pool = new.teeth_pool - old.teeth_pool - (new.dragon.coop_teeth if defeated_now and new.dragon else 0)
+        health_track = state.fight
+        if combat.dragon_id is not None and not new.is_over:
+            health_track = (combat.dragon_id, new.health)
+        state = _with(state, players=tuple(players), group_teeth=state.group_teeth + pool, combat=combat,
+                      fight=health_track)
+        if coop and new.dragon is not None:
+            for before, after in zip(old.fighters, new.fighters, strict=True):
+                if before.is_in and after.status is FighterStatus.KNOCKED_OUT:
+                    # Coop: being knocked out by a dragon costs a Life (EN p.15), at once.
+                    state = self._life_lost(
+                        state, {"player": after.name, "reason": f"knocked out by {combat.label}"}, events
+                    )
+                    if state.phase is Phase.ENDED:
+                        return state
+        if new.is_over and not old.is_over:
+            state = self._fight_ended(state, combat, events)
+        return state
+
+    def _fight_ended(self, state: State, combat: Combat, events: list[tuple[str, Mapping[str, Any]]]) -> State:
+        fight = combat.fight
+        label = combat.label
+        payload: dict[str, Any] = {
+            "dragon": label if fight.dragon is not None else None,
+            "outcome": fight.outcome.value if fight.outcome else None,
+            "standing": [f.name for f in fight.fighters if f.is_in],
+            "knocked_out": [f.name for f in fight.fighters if f.status is FighterStatus.KNOCKED_OUT],
+            "retreated": [f.name for f in fight.fighters if f.status is FighterStatus.RETREATED],
+            "attacker_may_continue": fight.attacker_may_continue(),
+        }
+        if fight.dragon is None:
+            loser = next(f.name for f in fight.fighters if f.name != fight.winner)
+            payload.update(
+                winner=fight.winner,
+                loser=loser,
+                steal=list(STEAL_ITEMS),
+                loser_turn_ends=loser == state.players[state.current].name,
+            )
+            events.append(("fight_ended", payload))
+            return state
+        dragon = fight.dragon
+        if fight.outcome is FightOutcome.DRAGON_DEFEATED:
+            names = payload["standing"]
+            payload["final_blow"] = combat.final_blow
+            if combat.dragon_id is not None:
+                command = {"dragon": combat.dragon_id, "players": names, "final_blow": combat.final_blow}
+                state = self._dragon_defeated(state, command, events)
+            else:
+                # Typed stats: the same rewards, without a figure to remove or keep as a trophy.
+                events.append((Kind.DRAGON_HEALTH, {"dragon": label, "health": 0, "max": combat.max_health}))
+                if state.setup.mode is Mode.COOP:
+                    state = _with(state, group_teeth=state.group_teeth + dragon.coop_teeth)
+                for name in names:
+                    i = self._player(state, {"player": name})
+                    if _scores_vp(state.setup):
+                        state = self._add_vp(state, i, dragon.vp, Category.DRAGONS, events)
+                    if state.setup.mode is Mode.COMPETITIVE and state.setup.scenario != 1:
+                        p = state.players[i]
+                        state = _with(state, players=_set(state.players, i, _with(p, teeth=p.teeth + 1)))
+        else:
+            # Every samurai is out: the dragon heals fully; permanent damage tokens stay (EN p.11).
+            events.append(
+                (Kind.DRAGON_HEALTH, {"dragon": label, "health": combat.max_health, "max": combat.max_health})
+            )
+            state = _with(state, fight=None if combat.dragon_id else state.fight)
+        events.append(("fight_ended", payload))
+        return state
+
+    def _describe_fight(self, state: State, command: Command) -> str:
+        kind = command.get("type")
+        combat = state.combat
+        try:
+            if kind == "fight_start":
+                raw = command.get("samurai")
+                seats = {p.name: i for i, p in enumerate(state.players)}
+                names = [str(s.get("player")) for s in raw if isinstance(s, dict)] if isinstance(raw, list) else []
+                # The attacker (whose turn it is) first, then the joiners from their left, as in the fight.
+                names.sort(key=lambda n: (seats.get(n, 0) - state.current) % len(state.players))
+                stats, dragon_id = self._dragon_stats(state, command.get("dragon"))
+                who = " and ".join(names) if len(names) <= 2 else ", ".join(names[:-1]) + " and " + names[-1]
+                verb = "defends against" if command.get("dragon_attacks") else "fights"
+                if len(names) > 1:
+                    verb = "defend against" if command.get("dragon_attacks") else "fight"
+                return f"{who} {verb} {dragon_id or stats.name} (health {stats.health})"
+            if kind == "samurai_fight_start":
+                a, d = command.get("attacker"), command.get("defender")
+                a_name = a.get("player") if isinstance(a, dict) else a
+                d_name = d.get("player") if isinstance(d, dict) else d
+                return f"{a_name} attacks {d_name} (samurai combat)"
+            if kind == "fight_roll" and combat is not None:
+                return describe_fight_roll(combat.fight, fight_roll_spec(combat.fight, command, self.pack))
+            if kind == "fight_helmet" and combat is not None and combat.before_dragon is not None:
+                name = str(command.get("player"))
+                helmet = combat.before_dragon.fighter(name).gear.cubes("helmet")
+                cells = _cells(command.get("cells"), "cells")
+                return f"{name} chooses the helmet removal: {_cube_counts(helmet, cells, bool(command.get('magic')))}"
+            if kind == "fight_retreat":
+                return f"{command.get('player')} retreats from the fight"
+            if kind == "fight_surrender":
+                return f"{command.get('player')} surrenders"
+            if kind == "fight_steal" and combat is not None:
+                winner = combat.fight.winner
+                loser = next((f.name for f in combat.fight.fighters if f.name != winner), "?")
+                return f"{winner} steals a {command.get('item')} from {loser}"
+            if kind == "fight_cancel":
+                return "Abandon the fight" + (f" ({command['reason']})" if command.get("reason") else "")
+        except (CommandError, CombatError, KeyError):
+            pass
+        return str(kind).replace("_", " ").capitalize()
+
+    def _combat_json(self, combat: Combat | None) -> dict[str, Any] | None:
+        if combat is None:
+            return None
+        fight = combat.fight
+        data = fight.to_json()
+        who = fight.whose_turn() if combat.is_active else None
+        data.update(
+            dragon_id=combat.dragon_id,
+            max_health=combat.max_health,
+            active=combat.is_active,
+            cancelled=combat.cancelled,
+            final_blow=combat.final_blow,
+            stolen=combat.stolen,
+            whose_turn=who,
+            attacker_may_continue=fight.attacker_may_continue(),
+            can_retreat=[f.name for f in fight.fighters if f.broke_this_turn and f.is_in] if combat.is_active else [],
+            helmet_choice_open=combat.is_active and combat.before_dragon is not None,
+        )
+        if who is not None:
+            data["dice_to_roll"] = [{"hand": hand, "dice": kinds} for hand, kinds in _actor_dice(fight, who, self.pack)]
+        return data
+
     # ---- output ----------------------------------------------------------------------------
     def state_json(self, state: State) -> dict[str, Any]:
         setup = state.setup
@@ -1438,6 +1868,7 @@ class FujiKoro:
             ],
             "last_roll": state.last_roll.to_json() if state.last_roll else None,
             "fight": {"dragon": state.fight[0], "health": state.fight[1]} if state.fight else None,
+            "combat": self._combat_json(state.combat),
             "setup_checklist": setup_checklist(setup, self.pack),
         }
         if setup.mode is Mode.COOP:
@@ -1473,6 +1904,267 @@ class FujiKoro:
                 )
             )
         return Result("Fuji Koro", BGG_ID, coop, tuple(players), ending.reason)
+
+
+# ------------------------------------------------------------------------------------------------
+# Fights: the session's side of :mod:`companion.combat`
+#
+# Commands (each a JSON object; "player" names are the game's players):
+#   fight_start          {"dragon": "green_1" | {"health", "initiative", "dice", ...}, "samurai": [{"player",
+#                         "gear": <gear-inspect input>, "heroic_monk", "monk_from", "blueprints"}, ...],
+#                         "dragon_attacks": false, "first_action": true, "damage_tokens": 0}
+#   samurai_fight_start  {"attacker": {"player", "gear", ...}, "defender": {...}, "first_action"}
+#   fight_roll           whoever acts next: {"dice": [[kind, face], ...]} (hand; per weapon a list of such
+#                         lists, or "weapons": [{"hand", "dice", "breaks"}]), or no dice = the app rolls with
+#                         the "seed" recorded in the command (an undo barrier). For the dragon, "removals":
+#                         {player: [[row, col], ...]} and "magic": [player, ...] choose helmet removals.
+#   fight_helmet         {"player", "cells": [[row, col], ...], "magic": bool}: a player's own removal, right
+#                         after the dragon's roll (the roll is re-applied with it)
+#   fight_retreat / fight_surrender {"player"}; fight_steal {"item": blueprint|monk|scroll|resource};
+#   fight_cancel {"reason"}: drop the fight without a result.
+
+STEAL_ITEMS = ("blueprint", "monk", "scroll", "resource")
+_BLOCKED_DURING_FIGHT = frozenset(
+    {"fight_start", "samurai_fight_start", "end_turn", "dragon_health", "dragon_defeated", "escape", "end_game"}
+)
+_KIND_LETTERS = {"w": "wood", "m": "metal", "t": "tooth", "x": "magic"}
+
+
+@dataclass(frozen=True, slots=True)
+class Combat:
+    """A fight played through the session: the engine's snapshot and what the game needs around it."""
+
+    fight: Fight
+    dragon_id: str | None = None  # the data-pack figure; None for typed stats and samurai combat
+    max_health: int = 0
+    before_dragon: Fight | None = None  # the fight before the dragon's last roll, while removals may change
+    dragon_dice: DiceRoll | None = None
+    helmet_choices: tuple[tuple[str, tuple[tuple[int, int], ...], bool], ...] = ()
+    final_blow: str | None = None
+    stolen: str | None = None
+    cancelled: bool = False
+
+    @property
+    def is_active(self) -> bool:
+        return not self.fight.is_over and not self.cancelled
+
+    @property
+    def label(self) -> str:
+        if self.dragon_id is not None:
+            return self.dragon_id
+        return self.fight.dragon.name if self.fight.dragon is not None else "samurai combat"
+
+
+@dataclass(frozen=True, slots=True)
+class FightRollSpec:
+    """One fight_roll resolved against the fight: who rolls which dice (and which cubes break)."""
+
+    who: str  # a samurai's name, "dragon", or "monk:NAME"
+    rolls: tuple[tuple[str, DiceRoll], ...]  # (hand, dice); the hand is "" for the dragon and monks
+    breaks: tuple[tuple[tuple[int, int], ...], ...]
+    source: DiceSource
+    seed: int | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "who": self.who,
+            "rolls": [{"hand": hand, **dice.to_json()} for hand, dice in self.rolls],
+            "hits": sum(d.hits for _, d in self.rolls),
+            "broken": sum(d.broken() for _, d in self.rolls),
+            "source": self.source.value,
+            "seed": self.seed,
+        }
+
+
+def typed_dragon(raw: Mapping[str, Any], mode: FightMode) -> DragonStats:
+    """Dragon stats typed in: health, initiative and dice, optionally name, colour, legendary, vp, coop_teeth."""
+
+    def number(key: str, default: int | None = None, low: int = 0) -> int:
+        value = raw.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise CommandError(f"dragon.{key} must be a whole number of at least {low}, got {value!r}")
+        return value
+
+    colour = raw.get("colour")
+    return DragonStats(
+        name=str(raw.get("name") or "dragon"),
+        colour=None if colour is None else str(colour),
+        initiative=number("initiative"),
+        health=number("health", low=1),
+        dice=number("dice", low=1),
+        legendary=bool(raw.get("legendary", False)),
+        vp=number("vp", 0),
+        coop_teeth=number("coop_teeth", 0),
+    )
+
+
+def _actor_dice(fight: Fight, who: str, pack: DataPack) -> list[tuple[str, list[str]]]:
+    """The dice whoever acts next rolls: per weapon for a samurai, one group for the dragon or a monk."""
+    if who.startswith("monk:"):
+        return [("", [str(fight.fighter(who.removeprefix("monk:")).heroic_monk)])]
+    if who == DRAGON:
+        assert fight.dragon is not None
+        return [("", ["tooth"] * fight.dragon.dice)]
+    return fight.dice_to_roll(who, pack)
+
+
+def _is_app_fight_roll(command: Command) -> bool:
+    return command.get("dice") is None and command.get("weapons") is None
+
+
+def _is_die(item: Any, pack: DataPack) -> bool:
+    return not isinstance(item, list) or (len(item) == 2 and isinstance(item[0], str) and item[0] in pack.dice)
+
+
+def _hand_dice(label: str, items: Any, kinds: list[str], pack: DataPack, source: DiceSource) -> DiceRoll:
+    """Typed faces: [kind, face] pairs, or bare faces taken in the order of the dice to roll."""
+    if not isinstance(items, list):
+        raise CommandError(f"{label}: the dice are a list such as [[\"tooth\", 3], [\"tooth\", \"0b\"]]")
+    if len(items) > len(kinds):
+        raise CommandError(f"{label} rolls at most {len(kinds)} dice ({', '.join(kinds)}), not {len(items)}")
+    faces = []
+    for i, item in enumerate(items):
+        kind, face = (item[0], item[1]) if isinstance(item, list) and len(item) == 2 else (kinds[i], item)
+        kind = _KIND_LETTERS.get(kind, kind)
+        if isinstance(face, str) and face.isdigit():
+            face = int(face)
+        try:
+            faces.append((kind, parse_face(f"{label} die {i + 1}", face)))
+        except DataPackError as error:
+            raise CommandError(str(error)) from None
+    try:
+        return from_faces(faces, pack.dice, source)
+    except DiceError as error:
+        raise CommandError(f"{label}: {error}") from None
+
+
+def _cells(raw: Any, key: str) -> tuple[tuple[int, int], ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list) or not all(
+        isinstance(c, list) and len(c) == 2 and all(isinstance(x, int) and not isinstance(x, bool) for x in c)
+        for c in raw
+    ):
+        raise CommandError(f"{key} is a list of [row, column] cells, got {raw!r}")
+    return tuple((c[0], c[1]) for c in raw)
+
+
+def _helmet_choices(command: Command) -> tuple[dict[str, tuple[tuple[int, int], ...]], list[str]]:
+    raw = command.get("removals") or {}
+    if not isinstance(raw, dict):
+        raise CommandError("removals maps a player to the helmet cells they remove")
+    magic = command.get("magic") or []
+    if not isinstance(magic, list) or not all(isinstance(m, str) for m in magic):
+        raise CommandError("magic lists the players whose removal includes the helmet's magical cube")
+    return {str(k): _cells(v, f"removals.{k}") for k, v in raw.items()}, list(magic)
+
+
+def fight_roll_spec(fight: Fight, command: Mapping[str, Any], pack: DataPack) -> FightRollSpec:
+    """Resolve a fight_roll command: typed dice (source hand or tray) or the app's seeded roll."""
+    who = fight.whose_turn()
+    if who is None:
+        raise CommandError("the fight is over")
+    expected = command.get("who")
+    if expected is not None and expected != who:
+        raise CommandError(f"this roll is for {expected}, but {who} rolls next")
+    groups = _actor_dice(fight, who, pack)
+    seed = command.get("seed")
+    if _is_app_fight_roll(command):
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise CommandError("an app roll carries its seed so that a replay rolls the same faces")
+        rolled: tuple[tuple[str, DiceRoll], ...]
+        if who == DRAGON or who.startswith("monk:"):
+            rolled = ((groups[0][0], roll(groups[0][1], pack.dice, seed=seed)),)
+        else:  # as companion.combat.roll_for_turn: one seed per weapon
+            rolled = tuple((hand, roll(kinds, pack.dice, seed=seed * 7 + i)) for i, (hand, kinds) in enumerate(groups))
+        return FightRollSpec(who, rolled, ((),) * len(rolled), DiceSource.APP, seed)
+    try:
+        source = DiceSource(str(command.get("source", "hand")))
+    except ValueError:
+        raise CommandError(f"typed dice come by hand or from a tray, not {command.get('source')!r}") from None
+    if source is DiceSource.APP:
+        raise CommandError("dice the app rolls carry a seed, not faces; leave out dice to let the app roll")
+    label = "the dragon" if who == DRAGON else f"{who.removeprefix('monk:')}'s heroic monk" if ":" in who else who
+    kinds_by_hand = dict(groups)
+    wanted: list[tuple[str, Any, Any]] = []  # (hand, dice, breaks)
+    weapons = command.get("weapons")
+    dice = command.get("dice")
+    if weapons is not None:
+        if who == DRAGON or who.startswith("monk:"):
+            raise CommandError(f"{label} has no weapons; give its dice as \"dice\"")
+        if not isinstance(weapons, list) or not all(isinstance(w, dict) for w in weapons):
+            raise CommandError('weapons is a list of {"hand", "dice", "breaks"} objects')
+        wanted = [(str(w.get("hand")), w.get("dice", []), w.get("breaks")) for w in weapons]
+    elif not isinstance(dice, list):
+        raise CommandError(f"{label}: the dice are a list such as [[\"tooth\", 3], [\"tooth\", \"0b\"]]")
+    elif who == DRAGON or who.startswith("monk:"):
+        wanted = [("", dice, None)]
+    elif all(_is_die(item, pack) for item in dice) and dice:
+        if len(groups) != 1:
+            hands = ", ".join(h for h, _ in groups) or "none"
+            raise CommandError(f"{who} has {len(groups)} usable weapons ({hands}): give the dice per weapon")
+        wanted = [(groups[0][0], dice, command.get("breaks"))]
+    else:
+        if len(dice) > len(groups):
+            raise CommandError(f"{who} has {len(groups)} usable weapon(s), not {len(dice)}")
+        wanted = [(groups[i][0], d, None) for i, d in enumerate(dice) if d]
+    rolls: list[tuple[str, DiceRoll]] = []
+    breaks: list[tuple[tuple[int, int], ...]] = []
+    for hand, items, cells in wanted:
+        if hand not in kinds_by_hand:
+            usable = ", ".join(kinds_by_hand) or "none"
+            raise CommandError(f"{label} has no usable {hand or 'unnamed'} weapon (usable: {usable})")
+        rolls.append((hand, _hand_dice(label, items, kinds_by_hand[hand], pack, source)))
+        breaks.append(_cells(cells, "breaks"))
+    return FightRollSpec(who, tuple(rolls), tuple(breaks), source, None)
+
+
+def play_fight_roll(
+    fight: Fight,
+    spec: FightRollSpec,
+    pack: DataPack,
+    *,
+    removals: Mapping[str, tuple[tuple[int, int], ...]] | None = None,
+    use_magic: list[str] | None = None,
+) -> Fight:
+    """Apply a resolved roll to the fight; a rule the roll breaks is a CommandError."""
+    try:
+        if spec.who.startswith("monk:"):
+            return monk_throw(fight, spec.who.removeprefix("monk:"), spec.rolls[0][1])
+        if spec.who == DRAGON:
+            return dragon_roll(fight, spec.rolls[0][1], pack, removals=removals, use_magic=use_magic or ())
+        rolls = [WeaponRoll(hand, dice, cells) for (hand, dice), cells in zip(spec.rolls, spec.breaks, strict=True)]
+        return samurai_roll(fight, spec.who, rolls, pack)
+    except CombatError as error:
+        raise CommandError(str(error)) from None
+
+
+_HAND_NAMES = {"left": "left weapon", "right": "right weapon", "two": "two-handed weapon", "sandals": "sandals"}
+
+
+def describe_fight_roll(fight: Fight, spec: FightRollSpec) -> str:
+    """One line for the log: "Dragon rolls 3 dice: 3, 3, 0★ = 6 hits"."""
+    if spec.who == DRAGON:
+        return f"Dragon rolls {spec.rolls[0][1].describe()}"
+    if spec.who.startswith("monk:"):
+        name = spec.who.removeprefix("monk:")
+        return f"{name}'s heroic monk throws {fight.fighter(name).heroic_monk}: {spec.rolls[0][1].describe()}"
+    if not spec.rolls:
+        return f"{spec.who} rolls no dice"
+    if len(spec.rolls) == 1:
+        return f"{spec.who} rolls {spec.rolls[0][1].describe()}"
+    parts = "; ".join(f"{_HAND_NAMES.get(hand, hand)} {dice.describe()}" for hand, dice in spec.rolls)
+    return f"{spec.who} rolls {parts}"
+
+
+def _cube_counts(cubes: Mapping[tuple[int, int], Any], cells: tuple[tuple[int, int], ...], magic: bool) -> str:
+    counts: dict[str, int] = {}
+    for cell in cells:
+        material = cubes.get(cell)
+        name = {"W": "wood", "M": "metal", "T": "tooth"}.get(getattr(material, "value", ""), "empty cell")
+        counts[name] = counts.get(name, 0) + 1
+    parts = (["the magical cube"] if magic else []) + [f"{n} {k}" for k, n in counts.items()]
+    return "remove " + (" and ".join(parts) if parts else "nothing")
 
 
 # ------------------------------------------------------------------------------------------------

@@ -25,7 +25,7 @@ class Button(enum.IntEnum):
 # The command each button sends to the session. Edit here to follow the session's command names.
 BUTTON_COMMANDS: Mapping[Button, Mapping[str, Any]] = {
     Button.END_TURN: {"type": "end_turn"},
-    Button.DRAGON_ROLL: {"type": "dragon_roll"},
+    Button.DRAGON_ROLL: {"type": "fight_roll", "who": "dragon"},
     Button.UNDO: {"action": "undo"},
 }
 
