@@ -230,6 +230,7 @@ class Countdown:
     rope: bool = False
     lava_phase_done: bool = False
     end_triggered: bool = False
+    lava: tuple[int, ...] = ()  # lava numbers that have erupted so far (they stay on the board)
 
 
 @dataclass(frozen=True, slots=True)
@@ -769,7 +770,12 @@ class FujiKoro:
                 state,
                 phase=Phase.FINAL,
                 countdown=Countdown(
-                    CountdownKind.END_PHASE, marker=index, rope=False, lava_phase_done=True, end_triggered=True
+                    CountdownKind.END_PHASE,
+                    marker=index,
+                    rope=False,
+                    lava_phase_done=True,
+                    end_triggered=True,
+                    lava=cd.lava,
                 ),
             )
             events.append((Kind.FINAL_CHAPTER, {"player": name, "threshold": spec.threshold, "phase": "end"}))
@@ -790,7 +796,7 @@ class FujiKoro:
         if lava_phase:
             payload["lava_phase"] = True
         events.append((Kind.COUNTDOWN_ADVANCED, payload))
-        cd = _with(cd, position=position)
+        cd = _with(cd, position=position, lava=tuple(sorted(set(cd.lava) | set(space.lava))))
         if space.event is CountdownEvent.ROPE and not lava_phase:
             cd = _with(cd, rope=True)
             events.append((Kind.ROPE_APPEARED, {"position": position}))
@@ -804,9 +810,11 @@ class FujiKoro:
                     rounds = int(
                         extras.get("coop_after_lava_solo", 10) if solo else extras.get("coop_lava_phase_round", 5)
                     )
-                    after = Countdown(CountdownKind.ROUNDS, rounds_left=rounds, lava_phase_done=True)
+                    after = Countdown(CountdownKind.ROUNDS, rounds_left=rounds, lava_phase_done=True, lava=cd.lava)
                 else:
-                    after = Countdown(CountdownKind.IDLE, lava_phase_done=True, end_triggered=cd.end_triggered)
+                    after = Countdown(
+                        CountdownKind.IDLE, lava_phase_done=True, end_triggered=cd.end_triggered, lava=cd.lava
+                    )
                 events.append(("lava_phase_ended", {"position": position}))
                 return _with(state, countdown=after)
             return self._finish(state, events, "the Countdown Token reached the end of the track")
@@ -1106,7 +1114,7 @@ class FujiKoro:
                 state = _with(
                     state,
                     countdown=Countdown(
-                        kind, rounds_left=0, lava_phase_done=cd.lava_phase_done, end_triggered=not lava
+                        kind, rounds_left=0, lava_phase_done=cd.lava_phase_done, end_triggered=not lava, lava=cd.lava
                     ),
                     phase=Phase.PLAYING if lava else Phase.FINAL,
                 )
@@ -1832,6 +1840,7 @@ class FujiKoro:
                 "marker_after": state.players[cd.marker].name if cd.marker is not None else None,
                 "rounds_left": cd.rounds_left,
                 "rope": cd.rope,
+                "lava": list(cd.lava),
                 "threshold": self.pack.scenarios[setup.scenario].threshold if _scores_vp(setup) else None,
             },
             "players": [

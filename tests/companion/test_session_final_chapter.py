@@ -293,3 +293,20 @@ def test_scenario_8_ronin_end_phase_at_20_and_win_at_50_by_the_rope() -> None:
         s.do({"type": "end_turn"})
     state = s.state_json()
     assert state["scores"]["Solo"] >= 50 and state["ending"]["won"] is True
+
+
+def test_state_lists_the_lava_that_has_erupted() -> None:
+    from companion.datapack import CountdownEvent, default_pack
+    from companion.engine import Session
+    from companion.fujikoro_game import FujiKoro
+
+    pack = default_pack()
+    session = Session(FujiKoro(pack), {"players": ["A", "B"]})
+    session.do({"type": "vp", "player": "A", "points": 30, "reason": "correction", "note": "test"})
+    expected: set[int] = set()
+    for space in pack.countdown[:-1]:
+        session.do({"type": "end_turn"})  # A's turn ends: the countdown advances
+        if space.event is CountdownEvent.LAVA:
+            expected |= set(space.lava)
+        assert session.state_json()["countdown"]["lava"] == sorted(expected)
+        session.do({"type": "end_turn"})  # B's turn
