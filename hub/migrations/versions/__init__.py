@@ -1,0 +1,1 @@
+"""Alembic revision scripts of the hub schema (one file per revision, applied in order)."""

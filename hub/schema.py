@@ -1,0 +1,164 @@
+"""The hub's wire schema: what a table sends (game results, live scores, joins) and what an admin sends.
+
+Pydantic models, so FastAPI validates every request against them and rejects anything else with a 4xx.
+Integers are strict (``"5"`` is not 5, ``true`` is not 1) and unknown fields are refused, so a table
+running a newer or broken app is told at once instead of having its data silently reshaped.
+Documented for humans in hub/README.md.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from datetime import datetime
+from typing import Annotated, Literal, Self
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+
+from hub.rules import CATEGORIES, MAX_PLAYERS, Mode, player_key, rank_problems
+
+MAX_VP = 1000
+
+Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=40)]
+Colour = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=20)]
+Reason = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)]
+VP = Annotated[int, Field(strict=True, ge=0, le=MAX_VP)]
+SignedVP = Annotated[int, Field(strict=True, ge=-MAX_VP, le=MAX_VP)]
+Seq = Annotated[int, Field(strict=True, ge=0, le=2**31 - 1)]
+Round = Annotated[int, Field(strict=True, ge=1, le=999)]
+Place = Annotated[int, Field(strict=True, ge=1, le=MAX_PLAYERS)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Scores(_Strict):
+    """VP by category. ``scenario`` and ``corrections`` may be negative (penalties, fixes)."""
+
+    explored: VP = 0
+    scrolls: VP = 0
+    dragons: VP = 0
+    gear_cards: VP = 0
+    shogun: VP = 0
+    scenario: SignedVP = 0
+    corrections: SignedVP = 0
+
+    def total(self) -> int:
+        return sum(int(getattr(self, name)) for name in CATEGORIES)
+
+
+class PlayerResult(_Strict):
+    name: Name
+    colour: Colour
+    scores: Scores
+    total: SignedVP
+    rank: Place
+    escape_order: Place | None = None
+
+
+def _check_players(players: list[PlayerResult], mode: Mode) -> None:
+    names = [player_key(p.name) for p in players]
+    if len(set(names)) != len(names):
+        raise ValueError("player names must be different within a game")
+    colours = [p.colour.casefold() for p in players]
+    if len(set(colours)) != len(colours):
+        raise ValueError("player colours must be different within a game")
+    for index, player in enumerate(players):
+        if player.total != player.scores.total():
+            raise ValueError(
+                f"player {index + 1} ({player.name}): total {player.total} is not the sum of the "
+                f"categories ({player.scores.total()})"
+            )
+    escaped = sorted(p.escape_order for p in players if p.escape_order is not None)
+    if escaped != list(range(1, len(escaped) + 1)):
+        raise ValueError("escape_order must number the escaped players 1, 2, 3... without gaps or repeats")
+    if mode is Mode.COMPETITIVE:
+        if len(players) < 2:
+            raise ValueError("a competitive game has 2 to 6 players")
+        problems = rank_problems([(p.total, p.escape_order, p.rank) for p in players])
+        if problems:
+            raise ValueError("ranks break the rulebook order: " + "; ".join(problems[:3]))
+    elif any(p.rank > len(players) for p in players):
+        raise ValueError("a rank cannot exceed the number of players")
+
+
+class GameResult(_Strict):
+    """One finished game, sent by the table that played it."""
+
+    schema_version: Literal[1] = 1
+    game_id: uuid.UUID
+    seq: Seq
+    mode: Mode
+    scenario: Annotated[int, Field(strict=True, ge=0, le=8)]
+    duration_seconds: Annotated[int, Field(strict=True, ge=0, le=48 * 3600)]
+    round: Round | None = None
+    finished_at: datetime | None = None
+    players: Annotated[list[PlayerResult], Field(min_length=1, max_length=MAX_PLAYERS)]
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Self:
+        _check_players(self.players, self.mode)
+        return self
+
+    def content_hash(self) -> str:
+        """Fingerprint of the content: a replay with the same game id must match it exactly."""
+        canonical = json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+class LivePlayer(_Strict):
+    name: Name
+    colour: Colour
+    vp: SignedVP
+
+
+class LiveUpdate(_Strict):
+    """Scores during play; a higher ``seq`` for the same game replaces a lower one."""
+
+    game_id: uuid.UUID
+    seq: Seq
+    round: Round | None = None
+    countdown: Annotated[int, Field(strict=True, ge=0, le=50)] | None = None
+    players: Annotated[list[LivePlayer], Field(min_length=1, max_length=MAX_PLAYERS)]
+
+
+class JoinRequest(_Strict):
+    event_code: Annotated[str, StringConstraints(strip_whitespace=True, min_length=4, max_length=16)]
+    table_name: Name
+    #: A random value the tablet keeps; joining again with it re-issues that table's token (a join
+    #: whose reply was lost can be retried), joining with another value cannot take the table over.
+    join_key: Annotated[str, StringConstraints(min_length=16, max_length=128)]
+
+
+class JoinResponse(BaseModel):
+    event_code: str
+    event_name: str
+    table_id: int
+    table_name: str
+    token: str
+
+
+class Correction(_Strict):
+    """An admin's replacement of a result's players (and optionally its round), with a reason."""
+
+    reason: Reason
+    players: Annotated[list[PlayerResult], Field(min_length=1, max_length=MAX_PLAYERS)]
+    round: Round | None = None
+
+
+class ReasonBody(_Strict):
+    reason: Reason
+
+
+class RoundBody(_Strict):
+    round: Round
+
+
+class SubmitResponse(BaseModel):
+    status: Literal["stored", "duplicate"]
+    result_id: int
+    game_id: uuid.UUID
+    seq: int
+    round: int
