@@ -62,7 +62,10 @@ def test_bridge_panel_each_button_its_command(rig: Any) -> None:
     for number in (27, 22):
         bounce(factory.pin(number), clock, "0", step=0.05)
         bounce(factory.pin(number), clock, "1", step=0.05)
-    assert commands == [(Button.DRAGON_ROLL, {"type": "fight_roll", "who": "dragon"}), (Button.UNDO, {"action": "undo"})]
+    assert commands == [
+        (Button.DRAGON_ROLL, {"type": "fight_roll", "who": "dragon"}),
+        (Button.UNDO, {"action": "undo"}),
+    ]
 
 
 def test_bridge_panel_tray_rolling_then_still(rig: Any) -> None:
