@@ -1,0 +1,38 @@
+"""Helpers for the vision tests: small rendered photos written to real files, and running the CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from ui.cli.main import main
+from vision.synth import Conditions, random_gear, render_board, write_rendered
+from vision.template import GEAR_GRIDS, load_template
+
+SMALL = (1600, 1200)
+
+
+def run_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def board_photo(folder: Path, seed: int, *, fill: float = 0.5, conditions: Conditions | None = None,
+                gear: dict[str, list[str]] | None = None, template: Any = None) -> tuple[Path, dict[str, Any]]:
+    template = template or load_template()
+    rng = np.random.default_rng(seed)
+    gear = gear or random_gear(rng, template, fill)
+    cond = conditions or Conditions(size=SMALL)
+    rendered = render_board(template, gear, seed=seed, conditions=cond)
+    path = folder / f"board-{seed}.jpg"
+    write_rendered(rendered, path)
+    return path, json.loads(path.with_suffix(".json").read_text())
+
+
+def empty_gear(template: Any) -> dict[str, list[str]]:
+    return {g: ["." * template.grids[g].cols] * template.grids[g].rows for g in GEAR_GRIDS}

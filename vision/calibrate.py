@@ -1,0 +1,131 @@
+"""Calibration: fit a template's grids to a photo of the real, empty board (``fujikoro vision calibrate``).
+
+The stickers fix the board's frame; the printed grid lines are then found in the rectified photo. For
+each grid the search is over its origin and cell size around the starting template's values: the score
+is how dark the board is along the grid's lines, from line-darkness profiles (columns for the vertical
+lines, rows for the horizontal ones), so the search is a few numpy operations, not an image loop. The
+board's printed colour is measured against the stickers' paper white and stored as ``board_lab``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.colour import LINEAR_LUT, linear_rgb_to_lab
+from vision.reader import PhotoError, _sticker_refs, locate
+from vision.stickers import BLACK_REFLECTANCE, PAPER_REFLECTANCE
+from vision.template import Grid, Template
+
+F64 = npt.NDArray[np.float64]
+U8 = npt.NDArray[np.uint8]
+
+PPM = 8.0
+SEARCH_MM = 12.0
+CELL_RANGE = 0.12
+
+
+class CalibrationError(ValueError):
+    """The photo does not let the grids be fitted (no board, grid lines not found)."""
+
+
+def _profile_score(profile: F64, start: F64, step: F64, count: int) -> F64:
+    """Sum of the profile at start + k * step for k in 0..count, for arrays of starts and steps (px)."""
+    k = np.arange(count + 1)
+    pos = start[..., None] + step[..., None] * k
+    return np.asarray(np.interp(pos, np.arange(len(profile)), profile, left=0, right=0).sum(axis=-1))
+
+
+def _fit_grid(dark: F64, grid: Grid, board_mm: tuple[float, float]) -> tuple[Grid, float]:
+    x0, y0 = grid.origin_mm
+    cell = grid.cell_mm
+    for _ in range(3):
+        w, h = grid.cols * cell, grid.rows * cell
+        # Profiles over the grid's current extent, trimmed so a misplaced end does not matter much.
+        ys = slice(max(0, int((y0 + 0.15 * h) * PPM)), int((y0 + 0.85 * h) * PPM))
+        xs = slice(max(0, int((x0 + 0.15 * w) * PPM)), int((x0 + 0.85 * w) * PPM))
+        prof_v = dark[ys, :].mean(axis=0)
+        prof_h = dark[:, xs].mean(axis=1)
+        cells = np.linspace(cell * (1 - CELL_RANGE), cell * (1 + CELL_RANGE), 61)
+        starts_x = np.arange((x0 - SEARCH_MM) * PPM, (x0 + SEARCH_MM) * PPM, 0.5)
+        starts_y = np.arange((y0 - SEARCH_MM) * PPM, (y0 + SEARCH_MM) * PPM, 0.5)
+        sv = _profile_score(prof_v, starts_x[None, :], cells[:, None] * PPM, grid.cols) / (grid.cols + 1)
+        sh = _profile_score(prof_h, starts_y[None, :], cells[:, None] * PPM, grid.rows) / (grid.rows + 1)
+        total = sv.max(axis=1) + sh.max(axis=1)
+        best = int(np.argmax(total))
+        cell = float(cells[best])
+        x0 = float(starts_x[int(np.argmax(sv[best]))] / PPM)
+        y0 = float(starts_y[int(np.argmax(sh[best]))] / PPM)
+        score = float(total[best] / 2)
+    x0 = min(max(x0, 0.0), board_mm[0] - grid.cols * cell)
+    y0 = min(max(y0, 0.0), board_mm[1] - grid.rows * cell)
+    return replace(grid, origin_mm=(x0, y0), cell_mm=cell), score
+
+
+def calibrate(image: U8, base: Template, *, photo_name: str = "photo") -> Template:
+    """A copy of ``base`` with every grid's origin and cell size fitted to this photo of the empty board."""
+    try:
+        loc = locate(image, base)
+    except PhotoError as error:
+        raise CalibrationError(str(error)) from None
+    if loc.method != "markers" or len(loc.markers) < 3:
+        raise CalibrationError("calibration needs at least three of the template's stickers in the photo")
+    bw, bh = base.board_mm
+    w, h = int(math.ceil(bw * PPM)), int(math.ceil(bh * PPM))
+    s = 1 / PPM
+    from_px = np.array([[s, 0, 0.5 * s], [0, s, 0.5 * s], [0, 0, 1]])
+    rect = cv2.warpPerspective(image, loc.hom @ from_px, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
+    grey = cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY).astype(np.float64)
+    background = cv2.GaussianBlur(grey, (0, 0), 3 * PPM)
+    dark = np.clip(background - grey, 0, None) / (background + 1.0)
+    # The stickers are the darkest print on the board; keep them out of the line search.
+    for i, _ in enumerate(base.markers.ids):
+        cx, cy = base.markers.centres_mm[i]
+        half = base.markers.size_mm
+        dark[max(0, int((cy - half) * PPM)):int((cy + 1.4 * half) * PPM),
+             max(0, int((cx - half) * PPM)):int((cx + half) * PPM)] = 0
+    grids = {}
+    left, right = base.grids["weapon_left"], base.grids["weapon_right"]
+    # The left weapon grid's last column touches the right grid's first column (the rules say so): fit
+    # them as one grid, else either could slide a cell along the other's lines.
+    weapons = replace(left, name="weapons", cols=left.cols + right.cols)
+    for name, grid in [*((n, g) for n, g in base.grids.items() if n not in ("weapon_left", "weapon_right")),
+                       ("weapons", weapons)]:
+        fitted, score = _fit_grid(dark, grid, base.board_mm)
+        if score < 0.04:
+            raise CalibrationError(f"the printed lines of the {name} grid were not found near where template "
+                                   f"{base.name!r} puts them; is the empty board fully in view?")
+        if name == "weapons":
+            grids["weapon_left"] = replace(left, origin_mm=fitted.origin_mm, cell_mm=fitted.cell_mm)
+            grids["weapon_right"] = replace(right, origin_mm=(fitted.origin_mm[0] + left.cols * fitted.cell_mm,
+                                                              fitted.origin_mm[1]), cell_mm=fitted.cell_mm)
+        else:
+            grids[name] = fitted
+    grids = {name: grids[name] for name in base.grids}
+    board_lab = _measure_board(image, rect, loc, base, grids)
+    return replace(base, grids=grids, status=f"calibrated from {photo_name}", board_lab=board_lab)
+
+
+def _measure_board(image: U8, rect: U8, loc: object, base: Template, grids: dict[str, Grid]
+                   ) -> tuple[float, float, float] | None:
+    refs = _sticker_refs(image, getattr(loc, "markers"), base.markers.size_mm)  # noqa: B009
+    if len(refs) < 2:
+        return None
+    white = np.median([r[1] for r in refs], axis=0)
+    black = np.median([r[2] for r in refs], axis=0)
+    samples = []
+    for g in grids.values():
+        for r in range(g.rows):
+            for c in range(g.cols):
+                x, y = g.cell_centre(r, c)
+                q = g.cell_mm * 0.25
+                patch = rect[int((y - q) * PPM):int((y + q) * PPM), int((x - q) * PPM):int((x + q) * PPM)]
+                samples.append(LINEAR_LUT[patch[..., ::-1]].reshape(-1, 3).mean(axis=0))
+    gain = (white - black) / (PAPER_REFLECTANCE - BLACK_REFLECTANCE)
+    rho = (np.median(samples, axis=0) - black) / gain + BLACK_REFLECTANCE
+    lab = linear_rgb_to_lab(np.clip(rho, 1e-4, 1.0))
+    return (float(lab[0]), float(lab[1]), float(lab[2]))

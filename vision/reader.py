@@ -1,0 +1,843 @@
+"""Reading the gear grids off a photo of a player board: the ``fujikoro read-board`` detector.
+
+Pipeline (a pure function of the pixels and the template):
+
+1. Find the template's stickers (ArUco) and fit the board-plane homography; without stickers, fall back
+   to the board's outline. Recover the camera's position over the board from the homography.
+2. Rectify only the grid area (board millimetres -> pixels) straight from the full-resolution photo.
+3. References from the same photo: the board's empty print in a band around each grid (the "empty-cell
+   colour near each cell", robust to cubes leaning into it) and the sticker patches (paper white and
+   black) for the board's own colour. Every cell is normalised by the light measured next to it, so a
+   warm lamp, mixed light or a cast shadow changes the reference and the cell alike.
+4. Per cell, two regions that a cube would fill for this camera position: the cube's footprint (always
+   hidden by a cube, whatever the angle) and its top face (shifted away from the camera, never hidden
+   by a neighbour). Occupancy: both regions must agree with the empty print (empty) or both differ
+   from it (occupied), in CIE Lab with lightness down-weighted (shadows change lightness, not hue).
+   Colour: the top face's normalised Lab against the cube references.
+5. A confidence per cell; below the threshold the cell is ``?`` and the photo gets a retake reason
+   (markers missing, too blurry, glare on cells, or which cells were uncertain).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.colour import LINEAR_LUT, lab_of, lab_to_linear_rgb, linear_rgb_to_lab
+from vision.markers import Pose, estimate_pose, find_markers, fit_homography, grey_of
+from vision.stickers import BLACK_REFLECTANCE, PAPER_REFLECTANCE, patch_box_mm
+from vision.template import GEAR_GRIDS, Grid, Template
+
+F32 = npt.NDArray[np.float32]
+F64 = npt.NDArray[np.float64]
+U8 = npt.NDArray[np.uint8]
+
+#: What cubes look like (CIE Lab of the material under white light): natural wood, grey metal, ivory teeth.
+CUBE_LAB: dict[str, tuple[float, float, float]] = {"W": (66.0, 11.0, 34.0), "M": (57.0, 0.0, -2.0),
+                                                   "T": (92.0, 0.0, 7.0)}
+#: The board's printed colour around the grids, when the photo gives no better measure.
+DEFAULT_BOARD_LAB = (84.0, 1.5, 17.0)
+CONFIDENCE_THRESHOLD = 0.5
+#: Lightness counts for less than hue when comparing with the empty print: shadows change lightness.
+OCCUPANCY_L_WEIGHT = 0.35
+MATERIAL_L_WEIGHT = 0.6
+EMPTY_MAX = 4.5
+OCCUPIED_MIN = 6.5
+#: An empty cell may be in a shadow down to this fraction of the print's light, never brighter than this.
+SHADOW_MIN = 0.3
+BRIGHTER_MAX = 1.08
+MATERIAL_MAX = 13.0
+#: Below this hue difference a "cube" is only a brightness difference: trust no reference that far.
+HUE_MIN = 3.0
+SHADOW_HUE = 9.5
+#: Blur limit: the sticker edges' Gaussian width on the board, in mm.
+BLUR_LIMIT_MM = 0.45
+GLARE_LEVEL = 250
+#: Edge width (px on a 1000-px copy) beyond which a photo with no findable board is called blurry.
+BLURRY_PHOTO_PX = 1.3
+GLARE_FRACTION = 0.04
+#: A patch darker than this beside a cube, with a hue shift below SHADOW_HUE_MAX, may be its shadow.
+SHADOW_DARK = 0.8
+SHADOW_HUE_MAX = 18.0
+SHADOW_HUE_MATCH = 7.0
+#: A cube's top face is flat: one half brighter than the other by this much means a shadow edge.
+UNEVEN_MIN = 0.15
+#: How far (in clipped-spot radii) a highlight's halo still brightens the board noticeably.
+GLARE_HALO = 2.0
+
+
+class PhotoError(ValueError):
+    """The photo cannot be read at all: not an image, or no board in it, or the wrong template."""
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    grid: str
+    row: int
+    col: int
+    label: str
+    confidence: float
+    reason: str = ""
+    features: Mapping[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class BoardReading:
+    template: str
+    board: str
+    grids: Mapping[str, tuple[str, ...]]
+    cells: tuple[Cell, ...]
+    retake: str | None
+    markers: tuple[int, ...]
+    blur_mm: float
+    method: str
+    notes: tuple[str, ...] = ()
+
+    def confidence(self, grid: str) -> float:
+        return min((c.confidence for c in self.cells if c.grid == grid), default=1.0)
+
+    @property
+    def uncertain(self) -> tuple[Cell, ...]:
+        return tuple(c for c in self.cells if c.label == "?")
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"board": self.board}
+        for name in GEAR_GRIDS:
+            out[name] = list(self.grids[name])
+        out["confidence"] = {name: round(self.confidence(name), 3) for name in GEAR_GRIDS}
+        out["uncertain"] = [{"grid": c.grid, "row": c.row, "col": c.col, "reason": c.reason} for c in self.uncertain]
+        out["retake"] = self.retake
+        out["template"] = self.template
+        out["markers"] = list(self.markers)
+        out["method"] = self.method
+        out["blur_mm"] = round(self.blur_mm, 3)
+        out["notes"] = list(self.notes)
+        return out
+
+
+#: Photos whose long side reaches this are decoded at half size (libjpeg scales while decoding, ~4x
+#: faster): the grids still get 4-6 px per mm, more than the reader samples at.
+REDUCE_FROM_PX = 3000
+
+
+def load_photo(path: str | Path, *, full_resolution: bool = False) -> U8:
+    """Decodes a photo (BGR); a 12 MP photo at half size unless ``full_resolution``."""
+    p = Path(path)
+    if not p.is_file():
+        raise PhotoError(f"photo {p} does not exist")
+    data = np.fromfile(str(p), dtype=np.uint8)
+    image = None
+    if data.size and not full_resolution:
+        image = cv2.imdecode(data, cv2.IMREAD_REDUCED_COLOR_2)
+        if image is not None and max(image.shape[:2]) * 2 < REDUCE_FROM_PX:
+            image = None
+    if image is None and data.size:
+        image = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    if image is None:
+        raise PhotoError(f"{p} is not an image OpenCV can read (JPEG, PNG, ...)")
+    return np.asarray(image, dtype=np.uint8)
+
+
+# --------------------------------------------------------------------------------------------
+# Locating the board.
+
+
+@dataclass(frozen=True, slots=True)
+class Located:
+    hom: F64  # image px from board mm
+    pose: Pose
+    markers: Mapping[int, F64]  # id -> image corners, for the template's markers that were found
+    method: str
+    note: str | None
+
+
+def locate(image: U8, template: Template, grey: U8 | None = None) -> Located:
+    grey = grey_of(image) if grey is None else grey
+    found = find_markers(grey, template.markers.dictionary)
+    ours = {i: c for i, c in found.items() if i in template.markers.ids}
+    h, w = grey.shape[:2]
+    if len(ours) >= 2:
+        img_pts, plane_pts = [], []
+        for i, corners in ours.items():
+            img_pts.append(corners)
+            plane_pts.append(np.array(template.markers.corners_mm(template.markers.ids.index(i))))
+        hom, rms = fit_homography(np.vstack(img_pts), np.vstack(plane_pts))
+        if rms > 2.0:
+            raise PhotoError(f"the stickers in the photo do not match template {template.name!r} "
+                             f"(they are {rms:.1f} mm off its layout); use the template they were placed for")
+        missing = [i for i in template.markers.ids if i not in ours]
+        note = f"marker not found: sticker id {', '.join(map(str, missing))} is not visible" if missing else None
+        if len(ours) == 2:
+            note = note or "only two stickers found"
+        return Located(hom, estimate_pose(hom, (w, h)), ours, "markers", note)
+    if found and not ours:
+        raise PhotoError(f"the photo shows stickers {sorted(found)} but template {template.name!r} uses "
+                         f"{list(template.markers.ids)}; wrong template")
+    outline = _locate_outline(grey, template)
+    if outline is None:
+        if _image_blur_px(grey) > BLURRY_PHOTO_PX:
+            raise PhotoError("the photo is too blurry to find the board or its stickers; hold still and retake it")
+        if ours:
+            raise PhotoError("only one sticker is visible and the board's outline is not; retake the photo "
+                             "with all four corners in view")
+        raise PhotoError("no board in the photo: no stickers and no board outline found")
+    return Located(outline, estimate_pose(outline, (w, h)), ours, "outline",
+                   "marker not found: read from the board's outline")
+
+
+def _image_blur_px(grey: U8) -> float:
+    """Edge width (Gaussian sigma, in pixels of a 1000-pixel-wide copy) of the sharpest edges in the photo."""
+    scale = 1000 / max(grey.shape)
+    small = cv2.resize(grey, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA).astype(np.float32)
+    mag = np.hypot(cv2.Sobel(small, cv2.CV_32F, 1, 0, ksize=3) / 8, cv2.Sobel(small, cv2.CV_32F, 0, 1, ksize=3) / 8)
+    lo, hi = np.percentile(small, [5, 95])
+    peak = float(np.percentile(mag, 99.8))
+    return float(hi - lo) / (peak * math.sqrt(2 * math.pi)) if peak > 0 else 99.0
+
+
+def _locate_outline(grey: U8, template: Template) -> F64 | None:
+    """The board as the largest convex quadrilateral whose rectified grid lines show up where expected."""
+    h, w = grey.shape[:2]
+    scale = min(1.0, 1000 / max(h, w))
+    small = cv2.resize(grey, (int(w * scale), int(h * scale)), interpolation=cv2.INTER_AREA)
+    small = cv2.GaussianBlur(small, (5, 5), 0)
+    edges = cv2.Canny(small, 30, 90)
+    edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))
+    contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+    best: tuple[float, F64] | None = None
+    area_min = 0.05 * small.shape[0] * small.shape[1]
+    bw, bh = template.board_mm
+    for contour in sorted(contours, key=cv2.contourArea, reverse=True)[:12]:
+        if cv2.contourArea(contour) < area_min:
+            break
+        hull = cv2.convexHull(contour)
+        approx = cv2.approxPolyDP(hull, 0.02 * cv2.arcLength(hull, True), True)
+        if len(approx) != 4:
+            continue
+        quad = approx.reshape(4, 2).astype(np.float64) / scale
+        # Order clockwise from the corner nearest the image's top-left, then try the rotations.
+        centre = quad.mean(axis=0)
+        angles = np.arctan2(quad[:, 1] - centre[1], quad[:, 0] - centre[0])
+        quad = quad[np.argsort(angles)]
+        plane = np.array([[0, 0], [bw, 0], [bw, bh], [0, bh]], dtype=np.float64)
+        for shift in range(4):
+            cand = np.roll(quad, shift, axis=0)
+            hom, _ = cv2.findHomography(plane, cand, 0)
+            if hom is None:
+                continue
+            hom = hom / hom[2, 2]
+            score = _grid_line_score(grey, hom, template)
+            if best is None or score > best[0]:
+                best = (score, hom)
+    if best is None or best[0] < 0.08:
+        return None
+    return best[1]
+
+
+def _grid_line_score(grey: U8, hom: F64, template: Template) -> float:
+    """How much darker the template's grid lines are than the cell interiors, under this homography."""
+    line_pts, cell_pts = [], []
+    for g in template.gear_grids:
+        for r in range(g.rows + 1):
+            for t in np.linspace(0.1, 0.9, 6):
+                line_pts.append((g.origin_mm[0] + t * g.size_mm[0], g.origin_mm[1] + r * g.cell_mm))
+        for c in range(g.cols + 1):
+            for t in np.linspace(0.1, 0.9, 4):
+                line_pts.append((g.origin_mm[0] + c * g.cell_mm, g.origin_mm[1] + t * g.size_mm[1]))
+        for r in range(g.rows):
+            for c in range(g.cols):
+                x, y = g.cell_centre(r, c)
+                cell_pts += [(x - g.cell_mm * 0.38, y), (x, y - g.cell_mm * 0.38)]
+
+    def sample(pts: list[tuple[float, float]]) -> F64:
+        arr = cv2.perspectiveTransform(np.array(pts, dtype=np.float64).reshape(-1, 1, 2), hom).reshape(-1, 2)
+        xi = np.clip(arr[:, 0].astype(int), 0, grey.shape[1] - 1)
+        yi = np.clip(arr[:, 1].astype(int), 0, grey.shape[0] - 1)
+        return np.asarray(grey[yi, xi], dtype=np.float64)
+
+    lines, cells = sample(line_pts), sample(cell_pts)
+    ref = float(np.median(cells)) + 1.0
+    return float((np.median(cells) - np.median(lines)) / ref)
+
+
+# --------------------------------------------------------------------------------------------
+# Rectified sampling.
+
+
+class _Rectified:
+    """The grid area warped to ``ppm`` pixels per mm (8-bit BGR); pixel (0, 0) is mm (x0, y0).
+
+    Only the sampled regions are ever converted to linear light, never the whole image.
+    """
+
+    def __init__(self, image: U8, hom: F64, box: tuple[float, float, float, float], ppm: float) -> None:
+        x0, y0, x1, y1 = box
+        self.x0, self.y0, self.ppm = x0, y0, ppm
+        w, h = int(math.ceil((x1 - x0) * ppm)), int(math.ceil((y1 - y0) * ppm))
+        s = 1 / ppm
+        from_px = np.array([[s, 0, x0 + 0.5 * s], [0, s, y0 + 0.5 * s], [0, 0, 1]])
+        self.raw = np.asarray(cv2.warpPerspective(image, hom @ from_px, (w, h),
+                                                  flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                                  borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0)),
+                              dtype=np.uint8)
+
+    def glare_spots(self) -> list[tuple[float, float, float]]:
+        """Clipped highlights as (x, y, radius) in mm; their halo brightens print and cubes well beyond."""
+        mask = (self.raw.max(axis=2) >= GLARE_LEVEL).astype(np.uint8)
+        if not mask.any():
+            return []
+        count, _, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        spots = []
+        for i in range(1, count):
+            area = stats[i, cv2.CC_STAT_AREA] / self.ppm**2
+            if area < 0.5:
+                continue
+            cx, cy = centroids[i]
+            spots.append((self.x0 + cx / self.ppm, self.y0 + cy / self.ppm, math.sqrt(area / math.pi)))
+        return spots
+
+    def rect(self, x0: float, y0: float, x1: float, y1: float) -> tuple[slice, slice] | None:
+        u0 = int(round((x0 - self.x0) * self.ppm))
+        u1 = int(round((x1 - self.x0) * self.ppm))
+        v0 = int(round((y0 - self.y0) * self.ppm))
+        v1 = int(round((y1 - self.y0) * self.ppm))
+        h, w = self.raw.shape[:2]
+        u0, u1, v0, v1 = max(u0, 0), min(u1, w), max(v0, 0), min(v1, h)
+        if u1 - u0 < 1 or v1 - v0 < 1:
+            return None
+        return (slice(v0, v1), slice(u0, u1))
+
+    def stats(self, sl: tuple[slice, slice]) -> tuple[F32, float, bool]:
+        """Mean linear RGB, the fraction of clipped (glare) pixels, and whether it lies inside the photo."""
+        px = self.raw[sl].reshape(-1, 3)
+        peak = px.max(axis=1)
+        mean = LINEAR_LUT[px[:, ::-1]].mean(axis=0)
+        return np.asarray(mean, dtype=np.float32), float(np.mean(peak >= GLARE_LEVEL)), bool(peak.min() > 0)
+
+    def unevenness(self, sl: tuple[slice, slice]) -> float:
+        """How much brighter one half of the region is than the other (relative): a shadow's edge
+        crossing it, which a cube's top face never has."""
+        lum = LINEAR_LUT[self.raw[sl]] @ _LUMA[::-1]
+        h, w = lum.shape
+        if h < 2 or w < 2:
+            return 0.0
+        halves = [lum[: h // 2].mean(), lum[h - h // 2:].mean(), lum[:, : w // 2].mean(), lum[:, w - w // 2:].mean()]
+        return float(max(abs(halves[0] - halves[1]), abs(halves[2] - halves[3])) / max(float(lum.mean()), 1e-6))
+
+
+def _grid_box(template: Template, margin: float) -> tuple[float, float, float, float]:
+    xs, ys = [], []
+    for g in template.gear_grids:
+        xs += [g.origin_mm[0], g.origin_mm[0] + g.size_mm[0]]
+        ys += [g.origin_mm[1], g.origin_mm[1] + g.size_mm[1]]
+    return (min(xs) - margin, min(ys) - margin, max(xs) + margin, max(ys) + margin)
+
+
+@dataclass(frozen=True, slots=True)
+class _BandSample:
+    x: float
+    y: float
+    rgb: F32
+
+
+def _band_samples(rect: _Rectified, grid: Grid, pose: Pose, cube: float,
+                  all_grids: Sequence[Grid]) -> list[_BandSample]:
+    """The empty print just outside the grid, in short pieces, skipping pieces a cube could lean into
+    and pieces that fall on another grid (the two weapon grids touch)."""
+    inner, outer, step = 2.0, 5.5, 4.0
+    gx, gy = grid.origin_mm
+    gw, gh = grid.size_mm
+    out: list[_BandSample] = []
+    half = cube / 2
+    cells = [(g, g.cell_centre(r, c)) for g in all_grids for r in range(g.rows) for c in range(g.cols)
+             if r in (0, g.rows - 1) or c in (0, g.cols - 1)]
+    pieces: list[tuple[float, float, float, float]] = []
+    for t in np.arange(gx - outer, gx + gw + outer - step + 1e-6, step):
+        pieces.append((t, gy - outer, t + step, gy - inner))
+        pieces.append((t, gy + gh + inner, t + step, gy + gh + outer))
+    for t in np.arange(gy - inner, gy + gh + inner - step + 1e-6, step):
+        pieces.append((gx - outer, t, gx - inner, t + step))
+        pieces.append((gx + gw + inner, t, gx + gw + outer, t + step))
+    for x0, y0, x1, y1 in pieces:
+        if any(x0 < g.origin_mm[0] + g.size_mm[0] + 1 and g.origin_mm[0] - 1 < x1
+               and y0 < g.origin_mm[1] + g.size_mm[1] + 1 and g.origin_mm[1] - 1 < y1 for g in all_grids):
+            continue
+        blocked = False
+        for _g, (cx, cy) in cells:
+            if abs(cx - (x0 + x1) / 2) > 20 or abs(cy - (y0 + y1) / 2) > 20:
+                continue
+            dx, dy = pose.top_shift(cx, cy, cube)
+            sx0, sx1 = cx - half + min(dx, 0) - 1.2, cx + half + max(dx, 0) + 1.2
+            sy0, sy1 = cy - half + min(dy, 0) - 1.2, cy + half + max(dy, 0) + 1.2
+            if x0 < sx1 and sx0 < x1 and y0 < sy1 and sy0 < y1:
+                blocked = True
+                break
+        if blocked:
+            continue
+        sl = rect.rect(x0, y0, x1, y1)
+        if sl is None:
+            continue
+        mean, clipped, inside = rect.stats(sl)
+        if not inside or clipped > 0.01:
+            continue
+        out.append(_BandSample((x0 + x1) / 2, (y0 + y1) / 2, mean))
+    return out
+
+
+def _local_reference(samples: Sequence[_BandSample], x: float, y: float) -> tuple[F32, float] | None:
+    """The empty print's light near (x, y) and how much the nearby pieces disagree (max/min luminance).
+
+    Cast shadows only ever darken the print, so pieces much darker than the brightest nearby ones are
+    dropped (a cube's shadow lying across the band) before a distance-weighted median.
+    """
+    if len(samples) < 3:
+        return None
+    d = np.array([math.hypot(s.x - x, s.y - y) for s in samples])
+    order = np.argsort(d)[: min(12, len(samples))]
+    rgb = np.array([samples[i].rgb for i in order])
+    lum = rgb @ _LUMA
+    # The lit print is the upper envelope of the nearby pieces (shadows only darken); the very
+    # brightest piece is left out in case it caught a reflection.
+    rank = np.argsort(lum)
+    n = len(rank)
+    pick = rank[int(0.55 * n): max(int(0.55 * n) + 1, int(0.92 * n))]
+    wts = 1.0 / (d[order][pick] + 6.0) ** 2
+    ref = np.asarray((rgb[pick] * wts[:, None]).sum(axis=0) / wts.sum(), dtype=np.float32)
+    spread = float(lum.max() / max(lum.min(), 1e-6))
+    return ref, spread
+
+
+# --------------------------------------------------------------------------------------------
+# Sticker references and sharpness.
+
+
+def _sticker_refs(image: U8, markers: Mapping[int, F64], size_mm: float) -> list[tuple[F64, F32, F32]]:
+    """Per found sticker: its centre (image px), and the paper-white and black patches in linear RGB."""
+    out = []
+    for corners in markers.values():
+        s = size_mm
+        plane = np.array([[-s / 2, -s / 2], [s / 2, -s / 2], [s / 2, s / 2], [-s / 2, s / 2]])
+        hom, _ = cv2.findHomography(plane, corners, 0)
+        if hom is None:
+            continue
+        vals = {}
+        for name in ("white", "black"):
+            x0, y0, x1, y1 = patch_box_mm(name, s)
+            m = 0.15 * s
+            pts = np.array([[x, y] for x in np.linspace(x0 + m, x1 - m, 5) for y in np.linspace(y0 + m, y1 - m, 5)])
+            img = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), hom).reshape(-1, 2)
+            xi, yi = img[:, 0].astype(int), img[:, 1].astype(int)
+            if xi.min() < 0 or yi.min() < 0 or xi.max() >= image.shape[1] or yi.max() >= image.shape[0]:
+                break
+            vals[name] = np.median(LINEAR_LUT[image[yi, xi][:, ::-1]], axis=0)
+        if len(vals) == 2:
+            out.append((corners.mean(axis=0), vals["white"].astype(np.float32), vals["black"].astype(np.float32)))
+    return out
+
+
+def blur_mm(grey: U8, markers: Mapping[int, F64], size_mm: float) -> float:
+    """The Gaussian width (mm) of the stickers' black/white edges: how blurred the photo is on the board."""
+    widths = []
+    for corners in markers.values():
+        side_px = float(np.mean(np.linalg.norm(corners - np.roll(corners, 1, axis=0), axis=1)))
+        ppm = side_px / size_mm
+        x0, y0 = np.floor(corners.min(axis=0)).astype(int) - 3
+        x1, y1 = np.ceil(corners.max(axis=0)).astype(int) + 3
+        if x0 < 0 or y0 < 0 or x1 > grey.shape[1] or y1 > grey.shape[0]:
+            continue
+        patch = grey[y0:y1, x0:x1].astype(np.float32)
+        gx = cv2.Sobel(patch, cv2.CV_32F, 1, 0, ksize=3) / 8
+        gy = cv2.Sobel(patch, cv2.CV_32F, 0, 1, ksize=3) / 8
+        mag = np.hypot(gx, gy)
+        lo, hi = np.percentile(patch, [5, 95])
+        contrast = float(hi - lo)
+        peak = float(np.percentile(mag, 99.5))
+        if contrast < 20 or peak <= 0:
+            continue
+        sigma_px = contrast / (peak * math.sqrt(2 * math.pi))
+        widths.append(math.sqrt(max(sigma_px**2 - 0.5**2, 0.0)) / ppm)
+    return float(np.median(widths)) if widths else 0.0
+
+
+def _grid_blur_mm(rect: _Rectified) -> float:
+    """Without stickers: the same edge-width estimate on the printed grid lines. A thin line blurs into
+    a bump rather than a step, which the step formula under-reads by about a third; hence the factor."""
+    grey = cv2.cvtColor(rect.raw, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3) / 8
+    gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3) / 8
+    lo, hi = np.percentile(grey[grey > 0], [5, 95])
+    peak = float(np.percentile(np.hypot(gx, gy), 99.5))
+    if peak <= 0 or hi - lo < 20:
+        return 0.0
+    sigma_px = float(hi - lo) / (peak * math.sqrt(2 * math.pi))
+    return 1.5 * math.sqrt(max(sigma_px**2 - 0.5**2, 0.0)) / rect.ppm
+
+
+# --------------------------------------------------------------------------------------------
+# Cells.
+
+
+def _weighted(a: npt.ArrayLike, b: npt.ArrayLike, wl: float) -> float:
+    d = np.asarray(a, dtype=np.float64) - np.asarray(b, dtype=np.float64)
+    return float(math.sqrt((wl * d[0]) ** 2 + d[1] ** 2 + d[2] ** 2))
+
+
+_LUMA = np.array([0.2126, 0.7152, 0.0722], dtype=np.float32)
+
+
+def _regions(grid: Grid, pose: Pose, cube: float, r: int, c: int) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """The footprint core and the top-face core of a cell, as board-mm rectangles (x0, y0, x1, y1).
+
+    The footprint is hidden by a cube from any camera position; the top face appears shifted by the
+    parallax ``d``. Each is trimmed where a neighbouring cube could lean over it, and kept clear of the
+    printed cell outline.
+    """
+    cx, cy = grid.cell_centre(r, c)
+    dx, dy = pose.top_shift(cx, cy, cube)
+    cell, half, slack = grid.cell_mm, cube / 2, 0.9
+    core = max(1.0, half - 1.4)
+    inner = cell / 2 - 0.9
+
+    def axis(d: float) -> tuple[float, float, float, float]:
+        lo, hi = -core, core
+        if d > 0:
+            lo = max(lo, -cell + half + d + slack)
+        else:
+            hi = min(hi, cell - half + d - slack)
+        tlo, thi = d - core, d + core
+        if d > 0:
+            thi = min(thi, cell - half - slack)
+        else:
+            tlo = max(tlo, -cell + half + slack)
+        return max(lo, -inner), min(hi, inner), max(tlo, -inner), min(thi, inner)
+
+    fx0, fx1, tx0, tx1 = axis(dx)
+    fy0, fy1, ty0, ty1 = axis(dy)
+    return (cx + fx0, cy + fy0, cx + fx1, cy + fy1), (cx + tx0, cy + ty0, cx + tx1, cy + ty1)
+
+
+@dataclass(frozen=True, slots=True)
+class _Measure:
+    """The light measured in a cell's two regions (linear RGB), before any reference is applied."""
+
+    core: F32 | None
+    top: F32 | None
+    glare: float
+    uneven_top: float = 0.0
+
+
+def _board_distance(rho: F32, board_rgb: F32, board_lab: F32) -> tuple[float, float, float, float, float]:
+    """How unlike the empty print a normalised reflectance is: (distance, luminance ratio, chroma distance,
+    a* shift, b* shift).
+
+    Chroma is compared at equal luminance, so a shadow (the print, only darker) keeps a small distance;
+    the luminance ratio may fall to a deep shadow's but must not rise above the print's.
+    """
+    ratio = float(rho @ _LUMA) / max(float(board_rgb @ _LUMA), 1e-6)
+    if ratio <= 1e-4:
+        return 99.0, ratio, 99.0, 99.0, 99.0
+    lab = lab_of(rho / ratio)
+    da, db = lab[1] - float(board_lab[1]), lab[2] - float(board_lab[2])
+    chroma = math.hypot(da, db)
+    excess = max(0.0, math.log(ratio) - math.log(BRIGHTER_MAX), math.log(SHADOW_MIN) - math.log(ratio))
+    return float(math.hypot(chroma * EMPTY_MAX / _hue_tolerance(ratio), 30.0 * excess)), ratio, chroma, da, db
+
+
+def _hue_tolerance(ratio: float) -> float:
+    """How far the print's hue may drift at this brightness: in a partial shadow one light is blocked
+    and the others (of another colour, in mixed light) remain; in a deep shadow only the diffuse mix."""
+    if ratio >= 0.92:
+        return EMPTY_MAX
+    if ratio >= 0.72:
+        return EMPTY_MAX + (0.92 - ratio) / 0.2 * (SHADOW_HUE - EMPTY_MAX)
+    if ratio >= 0.5:
+        return SHADOW_HUE
+    return max(6.0, SHADOW_HUE - (0.5 - ratio) / 0.2 * (SHADOW_HUE - 6.0))
+
+
+def _classify(measure: _Measure, ref: F32, board_lab: F32, board_rgb: F32, cube_lab: Mapping[str, F64]
+              ) -> tuple[str, float, str, dict[str, float]]:
+    regions = []
+    feats: dict[str, float] = {}
+    for name, rgb in (("core", measure.core), ("top", measure.top)):
+        if rgb is None:
+            continue
+        rho = rgb / ref * board_rgb
+        dist, ratio, chroma, da, db = _board_distance(rho, board_rgb, board_lab)
+        regions.append((name, rho, dist))
+        feats.update({f"e_{name}": dist, f"r_{name}": ratio, f"c_{name}": chroma, f"da_{name}": da, f"db_{name}": db})
+        if name == "top":
+            lab_r = lab_of(rho)
+            feats.update({"L_top": lab_r[0], "a_top": lab_r[1], "b_top": lab_r[2]})
+    if not regions:
+        return "?", 0.0, "cell not visible", feats
+    emptiness = max(d for _, _, d in regions)
+    # The top face is never hidden by a neighbour and is lit like the print: it decides occupancy; the
+    # footprint (part side faces) can only veto "empty".
+    top_dist = next((d for name, _, d in regions if name == "top"), regions[0][2])
+    core_dist = next((d for name, _, d in regions if name == "core"), top_dist)
+    if emptiness < EMPTY_MAX:
+        conf = min(1.0, (EMPTY_MAX - emptiness) / (EMPTY_MAX * 0.45))
+        if conf < CONFIDENCE_THRESHOLD:
+            return "?", conf, "cannot tell empty from occupied", feats
+        return ".", conf, "", feats
+    if top_dist <= OCCUPIED_MIN or core_dist < EMPTY_MAX * 0.4:
+        return "?", 0.25, "cannot tell empty from occupied", feats
+    if feats.get("c_top", feats.get("c_core", 0.0)) < HUE_MIN:
+        return "?", 0.2, "only brighter or darker than the board around it", feats
+    fullness = top_dist
+    rho_top = next((rho for name, rho, _ in regions if name == "top"), regions[0][1])
+    lab = lab_of(rho_top)
+    feats.update({"L": lab[0], "a": lab[1], "b": lab[2]})
+    ranked = sorted((_weighted(lab, ref_lab, MATERIAL_L_WEIGHT), letter) for letter, ref_lab in cube_lab.items())
+    (d1, best), (d2, _) = ranked[0], ranked[1]
+    feats.update({"d_best": d1, "d_second": d2})
+    margin = (d2 - d1) / (d2 + d1 + 1e-6)
+    occ_conf = min(1.0, 0.5 + 0.5 * (fullness - OCCUPIED_MIN) / (OCCUPIED_MIN * 0.5))
+    col_conf = min(1.0, margin / 0.35, max(0.0, (MATERIAL_MAX - d1) / (MATERIAL_MAX * 0.5)))
+    conf = min(occ_conf, col_conf)
+    if best == "T":
+        # A tooth is lighter than the print under the same light; print that only lost its yellow (in
+        # another light's shadow) is not.
+        conf = min(conf, max(0.0, (feats.get("r_top", 1.0) - 0.98) / 0.1))
+    if conf < CONFIDENCE_THRESHOLD:
+        return "?", conf, "cube colour unclear", feats
+    return best, conf, "", feats
+
+
+def _measure(rect: _Rectified, grid: Grid, pose: Pose, cube: float, r: int, c: int) -> _Measure:
+    core_box, top_box = _regions(grid, pose, cube, r, c)
+    out: list[F32 | None] = []
+    glare = 0.0
+    for x0, y0, x1, y1 in (core_box, top_box):
+        if x1 - x0 < 0.6 or y1 - y0 < 0.6:
+            out.append(None)
+            continue
+        sl = rect.rect(x0, y0, x1, y1)
+        if sl is None:
+            out.append(None)
+            continue
+        mean, clipped, inside = rect.stats(sl)
+        if not inside:
+            out.append(None)
+            continue
+        glare = max(glare, clipped)
+        out.append(mean)
+    top_sl = rect.rect(*top_box) if out[1] is not None else None
+    return _Measure(out[0], out[1], glare, rect.unevenness(top_sl) if top_sl is not None else 0.0)
+
+
+def read_board(image: U8, template: Template, *, cube_lab: Mapping[str, Sequence[float]] | None = None) -> BoardReading:
+    """Reads the template's gear grids from a BGR photo."""
+    if image.ndim != 3 or image.shape[2] != 3:
+        raise PhotoError("expected a colour photo")
+    grey = grey_of(image)
+    loc = locate(image, template, grey)
+    refs = {k: np.asarray(v, dtype=np.float64) for k, v in (cube_lab or CUBE_LAB).items()}
+    cube = template.cube_mm
+    img_ppm = _image_ppm(loc.hom, template)
+    rect = _Rectified(image, loc.hom, _grid_box(template, 7.0), float(np.clip(img_ppm, 2.0, 6.0)))
+    grids_ = template.gear_grids
+    bands = {g.name: _band_samples(rect, g, loc.pose, cube, grids_) for g in grids_}
+    board_lab = _board_colour(image, loc, template, [s for b in bands.values() for s in b])
+    board_rgb = lab_to_linear_rgb(board_lab)
+    keys = [(g, r, c) for g in grids_ for r in range(g.rows) for c in range(g.cols)]
+    measures = {(g.name, r, c): _measure(rect, g, loc.pose, cube, r, c) for g, r, c in keys}
+
+    Extra = Mapping[str, list[tuple[tuple[int, int], _BandSample]]]
+
+    def classify_all(extra: Extra) -> dict[tuple[str, int, int], Cell]:
+        out = {}
+        for g, r, c in keys:
+            m = measures[(g.name, r, c)]
+            x, y = g.cell_centre(r, c)
+            # Empty cells right next to this one are the most local reference of all: in a large shadow
+            # they are in it too, where the band around the grid may not be.
+            near = [s.rgb for (rc, s) in extra.get(g.name, [])
+                    if rc != (r, c) and math.hypot(s.x - x, s.y - y) < 1.6 * g.cell_mm]
+            if len(near) >= 2:
+                found = (np.median(np.array(near), axis=0).astype(np.float32), 1.0)
+            else:
+                found = _local_reference(bands[g.name] + [s for (rc, s) in extra.get(g.name, []) if rc != (r, c)],
+                                         x, y)
+            if found is None or np.any(found[0] <= 1e-4):
+                out[(g.name, r, c)] = Cell(g.name, r, c, "?", 0.0, "the board around this grid is hidden")
+            elif m.glare > GLARE_FRACTION:
+                out[(g.name, r, c)] = Cell(g.name, r, c, "?", 0.0, "glare")
+            else:
+                label, conf, reason, feats = _classify(m, found[0], board_lab, board_rgb, refs)
+                feats["u_top"] = m.uneven_top
+                out[(g.name, r, c)] = Cell(g.name, r, c, label, conf, reason, feats)
+        return out
+
+    # A clipped highlight's halo adds white light around it: cells near one are not read at all.
+    for x, y, radius in rect.glare_spots():
+        for g, r, c in keys:
+            cx, cy = g.cell_centre(r, c)
+            if math.hypot(cx - x, cy - y) < GLARE_HALO * radius + g.cell_mm * 0.75:
+                m = measures[(g.name, r, c)]
+                measures[(g.name, r, c)] = _Measure(m.core, m.top, 1.0, m.uneven_top)
+    first = classify_all({})
+    # Second pass: empty cells that are plainly lit print are the best reference for their neighbours.
+    extra: dict[str, list[tuple[tuple[int, int], _BandSample]]] = {}
+    for (gname, r, c), cell in first.items():
+        m = measures[(gname, r, c)]
+        if (cell.label == "." and cell.confidence >= 0.9 and m.core is not None and m.top is not None
+                and m.uneven_top < 0.05 and abs(cell.features.get("r_core", 0) - cell.features.get("r_top", 9)) < 0.05):
+            x, y = template.grids[gname].cell_centre(r, c)
+            extra.setdefault(gname, []).append(((r, c), _BandSample(x, y, (m.core + m.top) / 2)))
+    second = classify_all(extra) if extra else first
+    shadows = _observed_shadows(bands, board_lab)
+    second = _shadow_guard(second, template, shadows, refs)
+    cells = [second[(g.name, r, c)] for g, r, c in keys]
+    grids = {g.name: tuple("".join(second[(g.name, r, c)].label for c in range(g.cols)) for r in range(g.rows))
+             for g in grids_}
+    blur = blur_mm(grey, loc.markers, template.markers.size_mm) if loc.markers else _grid_blur_mm(rect)
+    retake = _retake_reason(loc, cells, blur)
+    return BoardReading(template.name, template.board, grids, tuple(cells), retake, tuple(sorted(loc.markers)),
+                        blur, loc.method, (loc.note,) if loc.note else ())
+
+
+def _neighbours(template: Template, grid: str, r: int, c: int) -> list[tuple[str, int, int]]:
+    """The 8 cells around one, across the seam where the two weapon grids touch."""
+    g = template.grids[grid]
+    out = []
+    for dr in (-1, 0, 1):
+        for dc in (-1, 0, 1):
+            if dr == dc == 0:
+                continue
+            rr, cc = r + dr, c + dc
+            if 0 <= rr < g.rows and 0 <= cc < g.cols:
+                out.append((grid, rr, cc))
+            elif grid == "weapon_left" and cc == g.cols and 0 <= rr < template.grids["weapon_right"].rows:
+                out.append(("weapon_right", rr, 0))
+            elif grid == "weapon_right" and cc == -1 and 0 <= rr < template.grids["weapon_left"].rows:
+                out.append(("weapon_left", rr, template.grids["weapon_left"].cols - 1))
+    return out
+
+
+def _hue_shift(rho: F32, board_lab: F32, board_rgb: F32) -> tuple[float, float, float]:
+    """(luminance ratio, a* shift, b* shift) of a normalised reflectance against the print, at equal luminance."""
+    ratio = float(rho @ _LUMA) / max(float(board_rgb @ _LUMA), 1e-6)
+    lab = lab_of(rho / max(ratio, 1e-4))
+    return ratio, lab[1] - float(board_lab[1]), lab[2] - float(board_lab[2])
+
+
+def _observed_shadows(bands: Mapping[str, list[_BandSample]], board_lab: F32) -> list[tuple[float, float, float]]:
+    """Shadows on the print around the grids (cast by cubes at the grids' edges): how dark they are and
+    which way they shift the print's hue. With one light they keep its hue; with a lamp and a window
+    they take the other light's colour, and that is what a dark cube must not be mistaken for."""
+    board_rgb = lab_to_linear_rgb(board_lab)
+    found = []
+    for samples in bands.values():
+        for i, s in enumerate(samples):
+            ref = _local_reference(samples[:i] + samples[i + 1:], s.x, s.y)
+            if ref is None:
+                continue
+            ratio, da, db = _hue_shift(s.rgb / ref[0] * board_rgb, board_lab, board_rgb)
+            if ratio < 0.85:
+                found.append((ratio, da, db))
+    return found
+
+
+def _shadow_guard(cells: dict[tuple[str, int, int], Cell], template: Template,
+                  shadows: Sequence[tuple[float, float, float]], cube_lab: Mapping[str, F64]
+                  ) -> dict[tuple[str, int, int], Cell]:
+    """A dark patch next to a cube may be that cube's shadow. A wood or metal reading there is kept only
+    if its hue differs from every shadow seen on the print in this photo (or, when none was seen, from
+    anything a shadow under mixed light could take). The other way round, a cell left undecided that
+    looks exactly like a shadow seen in this photo, and like no cube, is empty."""
+    out = dict(cells)
+    for key, cell in cells.items():
+        if cell.label == "?" and cell.reason == "cannot tell empty from occupied" and shadows:
+            f = cell.features
+            matches = all(
+                any(math.hypot(f.get(f"da_{reg}", 99.0) - sa, f.get(f"db_{reg}", 99.0) - sb) < SHADOW_HUE_MATCH / 2
+                    and abs(f.get(f"r_{reg}", 9.0) - sr) < 0.1 for sr, sa, sb in shadows)
+                for reg in ("core", "top"))
+            lab = [f.get("L_top"), f.get("a_top"), f.get("b_top")]
+            far = None not in lab and min(
+                _weighted(lab, ref, MATERIAL_L_WEIGHT) for ref in cube_lab.values()) > MATERIAL_MAX
+            beside_cube = any(cells[n].label in ("W", "M", "T") for n in _neighbours(template, *key))
+            if matches and far and beside_cube:
+                out[key] = Cell(cell.grid, cell.row, cell.col, ".", 0.6, "", f)
+            elif (beside_cube and f.get("u_top", 0.0) > UNEVEN_MIN and f.get("r_top", 1.0) < 1.0
+                  and f.get("e_core", 99.0) < EMPTY_MAX):
+                # A shadow's edge runs across where a cube's flat top would be: no cube there.
+                out[key] = Cell(cell.grid, cell.row, cell.col, ".", 0.55, "", f)
+            continue
+        if cell.label not in ("W", "M"):
+            continue
+        f = cell.features
+        dark = f.get("r_top", 1.0) < SHADOW_DARK and f.get("r_core", 1.0) < SHADOW_DARK
+        if not dark or not any(cells[n].label in ("W", "M", "T", "?") for n in _neighbours(template, *key)):
+            continue
+        da, db = f.get("da_top", 0.0), f.get("db_top", 0.0)
+        if shadows:
+            explained = any(math.hypot(da - sa, db - sb) < SHADOW_HUE_MATCH and abs(f.get("r_top", 1.0) - sr) < 0.15
+                            for sr, sa, sb in shadows)
+        else:
+            explained = math.hypot(da, db) < SHADOW_HUE_MAX
+        if explained:
+            out[key] = Cell(cell.grid, cell.row, cell.col, "?", min(cell.confidence, 0.3),
+                            "could be a neighbouring cube's shadow", f)
+    return out
+
+
+def _image_ppm(hom: F64, template: Template) -> float:
+    g = template.grids["weapon_left"]
+    pts = np.array([[g.origin_mm], [[g.origin_mm[0] + g.size_mm[0], g.origin_mm[1]]]], dtype=np.float64)
+    img = cv2.perspectiveTransform(pts, hom).reshape(-1, 2)
+    return float(np.linalg.norm(img[1] - img[0]) / g.size_mm[0])
+
+
+def _board_colour(image: U8, loc: Located, template: Template, bands: Sequence[_BandSample]) -> F32:
+    """The board's print in Lab: measured against the stickers' paper white where they are visible."""
+    default = np.asarray(template.board_lab or DEFAULT_BOARD_LAB, dtype=np.float32)
+    refs = _sticker_refs(image, loc.markers, template.markers.size_mm)
+    if len(refs) < 2 or len(bands) < 5:
+        return default
+    estimates = []
+    pts = cv2.perspectiveTransform(np.array([[[s.x, s.y]] for s in bands], dtype=np.float64), loc.hom)
+    for s, p in zip(bands, pts.reshape(-1, 2), strict=True):
+        d = np.array([np.linalg.norm(p - c) for c, _, _ in refs])
+        w = 1 / (d + 1.0) ** 2
+        white = sum(wi * wh for wi, (_, wh, _) in zip(w, refs, strict=True)) / w.sum()
+        black = sum(wi * bl for wi, (_, _, bl) in zip(w, refs, strict=True)) / w.sum()
+        gain = (white - black) / (PAPER_REFLECTANCE - BLACK_REFLECTANCE)
+        if np.any(gain <= 1e-4):
+            continue
+        estimates.append((s.rgb - black) / gain + BLACK_REFLECTANCE)
+    if len(estimates) < 5:
+        return default
+    # The upper half of the board's pieces: a cast shadow lowers some pieces, nothing raises them.
+    arr = np.array(estimates)
+    lum = arr @ _LUMA
+    keep = arr[lum >= np.median(lum)]
+    measured = linear_rgb_to_lab(np.median(keep, axis=0))
+    if _weighted(measured, default, 1.0) > 15:
+        return default
+    return np.asarray(measured, dtype=np.float32)
+
+
+def _retake_reason(loc: Located, cells: Sequence[Cell], blur: float) -> str | None:
+    reasons = []
+    if blur > BLUR_LIMIT_MM:
+        reasons.append(f"too blurry (edges spread {blur:.2f} mm); hold still and focus on the board")
+    glare = [c for c in cells if c.reason == "glare"]
+    if glare:
+        reasons.append("glare on cells " + ", ".join(f"{c.grid}[{c.row}][{c.col}]" for c in glare)
+                       + "; tilt the board or move the light")
+    other = [c for c in cells if c.label == "?" and c.reason != "glare"]
+    if other:
+        reasons.append("uncertain cells " + ", ".join(f"{c.grid}[{c.row}][{c.col}]" for c in other))
+    if reasons and loc.note:
+        reasons.insert(0, loc.note)
+    return "; ".join(reasons) if reasons else None

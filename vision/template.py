@@ -1,0 +1,219 @@
+"""Board templates: where the gear grids and the ArUco stickers sit on a player board, in millimetres.
+
+A template is JSON (documented in ``vision/README.md``); the shipped default is
+``vision/templates/symmetric.json``. Loading validates the shape of the JSON and checks every grid's
+rows and columns against the data pack's board, so a template never disagrees with the rules about
+how big a grid is. Coordinates are millimetres from the board's top-left corner, x to the right,
+y down; a grid's origin is the outer corner of its top-left cell.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from companion.datapack import DataPack, DataPackError, default_pack
+
+#: The grids a template must describe, in the order read-board prints them.
+GEAR_GRIDS = ("helmet", "sandals", "weapon_left", "weapon_right")
+#: Grids a template may describe in addition (not gear, not read by default).
+OPTIONAL_GRIDS = ("backpack",)
+DICTIONARIES = ("DICT_4X4_50", "DICT_4X4_100", "DICT_5X5_50", "DICT_6X6_50")
+DEFAULT_CUBE_MM = 8.0
+
+
+class TemplateError(ValueError):
+    """A template file is missing, not JSON, malformed, or disagrees with the data pack."""
+
+
+@dataclass(frozen=True, slots=True)
+class Grid:
+    name: str
+    origin_mm: tuple[float, float]
+    cell_mm: float
+    rows: int
+    cols: int
+
+    def cell_centre(self, row: int, col: int) -> tuple[float, float]:
+        return (self.origin_mm[0] + (col + 0.5) * self.cell_mm, self.origin_mm[1] + (row + 0.5) * self.cell_mm)
+
+    @property
+    def size_mm(self) -> tuple[float, float]:
+        return (self.cols * self.cell_mm, self.rows * self.cell_mm)
+
+
+@dataclass(frozen=True, slots=True)
+class Markers:
+    dictionary: str
+    size_mm: float
+    ids: tuple[int, ...]
+    centres_mm: tuple[tuple[float, float], ...]
+
+    def corners_mm(self, index: int) -> list[tuple[float, float]]:
+        """The marker's four corners as OpenCV orders them: top-left, top-right, bottom-right, bottom-left."""
+        cx, cy = self.centres_mm[index]
+        h = self.size_mm / 2
+        return [(cx - h, cy - h), (cx + h, cy - h), (cx + h, cy + h), (cx - h, cy + h)]
+
+
+@dataclass(frozen=True, slots=True)
+class Template:
+    name: str
+    board: str
+    board_mm: tuple[float, float]
+    markers: Markers
+    grids: Mapping[str, Grid]
+    cube_mm: float = DEFAULT_CUBE_MM
+    status: str = "assumed"
+    board_lab: tuple[float, float, float] | None = None
+
+    @property
+    def gear_grids(self) -> tuple[Grid, ...]:
+        return tuple(self.grids[name] for name in GEAR_GRIDS)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "board": self.board,
+            "status": self.status,
+            "board_mm": list(self.board_mm),
+            "cube_mm": self.cube_mm,
+            **({"board_lab": [round(v, 1) for v in self.board_lab]} if self.board_lab else {}),
+            "markers": {
+                "dictionary": self.markers.dictionary,
+                "size_mm": self.markers.size_mm,
+                "ids": list(self.markers.ids),
+                "centres_mm": [list(c) for c in self.markers.centres_mm],
+            },
+            "grids": {
+                name: {"origin_mm": [round(g.origin_mm[0], 2), round(g.origin_mm[1], 2)],
+                       "cell_mm": round(g.cell_mm, 3), "rows": g.rows, "cols": g.cols}
+                for name, g in self.grids.items()
+            },
+        }
+
+
+def _number(path: str, value: Any, *, positive: bool = False) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TemplateError(f"{path}: expected a number, got {value!r}")
+    if positive and value <= 0:
+        raise TemplateError(f"{path}: must be more than 0, got {value!r}")
+    return float(value)
+
+
+def _pair(path: str, value: Any, *, positive: bool = False) -> tuple[float, float]:
+    if not isinstance(value, list) or len(value) != 2:
+        raise TemplateError(f"{path}: expected [x, y] in mm, got {value!r}")
+    return (_number(f"{path}[0]", value[0], positive=positive), _number(f"{path}[1]", value[1], positive=positive))
+
+
+def _count(path: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise TemplateError(f"{path}: expected a whole number of at least 1, got {value!r}")
+    return value
+
+
+def template_from_json(data: Any, pack: DataPack | None = None) -> Template:
+    """Validates a parsed template against its own rules and the data pack's board."""
+    if not isinstance(data, dict):
+        raise TemplateError("a template must be a JSON object")
+    name = data.get("name")
+    if not isinstance(name, str) or not name:
+        raise TemplateError(f"name: expected the template's name, got {name!r}")
+    board = data.get("board", name)
+    if not isinstance(board, str):
+        raise TemplateError(f"board: expected a board name, got {board!r}")
+    pack = pack or default_pack()
+    try:
+        spec = pack.board(board)
+    except DataPackError as error:
+        raise TemplateError(f"board: {error}") from None
+    board_mm = _pair("board_mm", data.get("board_mm"), positive=True)
+    cube_mm = _number("cube_mm", data.get("cube_mm", DEFAULT_CUBE_MM), positive=True)
+    board_lab = None
+    if "board_lab" in data:
+        raw_lab = data["board_lab"]
+        if not isinstance(raw_lab, list) or len(raw_lab) != 3:
+            raise TemplateError(f"board_lab: expected [L, a, b] of the printed board, got {raw_lab!r}")
+        board_lab = (_number("board_lab[0]", raw_lab[0]), _number("board_lab[1]", raw_lab[1]),
+                     _number("board_lab[2]", raw_lab[2]))
+    status = data.get("status", "assumed")
+    if not isinstance(status, str):
+        raise TemplateError(f"status: expected text, got {status!r}")
+
+    raw_markers = data.get("markers")
+    if not isinstance(raw_markers, dict):
+        raise TemplateError("markers: expected an object with dictionary, size_mm, ids, centres_mm")
+    dictionary = raw_markers.get("dictionary")
+    if dictionary not in DICTIONARIES:
+        raise TemplateError(f"markers.dictionary: expected one of {', '.join(DICTIONARIES)}, got {dictionary!r}")
+    size_mm = _number("markers.size_mm", raw_markers.get("size_mm"), positive=True)
+    ids = raw_markers.get("ids")
+    if not (isinstance(ids, list) and len(ids) == 4 and all(isinstance(i, int) and not isinstance(i, bool)
+                                                              and 0 <= i < 50 for i in ids)):
+        raise TemplateError(f"markers.ids: expected four marker ids between 0 and 49, got {ids!r}")
+    if len(set(ids)) != 4:
+        raise TemplateError(f"markers.ids: the four ids must differ, got {ids!r}")
+    centres = raw_markers.get("centres_mm")
+    if not isinstance(centres, list) or len(centres) != 4:
+        raise TemplateError(f"markers.centres_mm: expected four [x, y] centres, got {centres!r}")
+    markers = Markers(str(dictionary), size_mm, tuple(ids),
+                      tuple(_pair(f"markers.centres_mm[{i}]", c) for i, c in enumerate(centres)))
+
+    raw_grids = data.get("grids")
+    if not isinstance(raw_grids, dict):
+        raise TemplateError("grids: expected an object of grids (helmet, sandals, weapon_left, weapon_right)")
+    expected = {"helmet": spec.helmet_grid, "sandals": spec.sandals_grid,
+                "weapon_left": spec.weapon_left_grid, "weapon_right": spec.weapon_right_grid}
+    grids: dict[str, Grid] = {}
+    for gname, raw in raw_grids.items():
+        if gname not in GEAR_GRIDS and gname not in OPTIONAL_GRIDS:
+            raise TemplateError(f"grids.{gname}: unknown grid; expected {', '.join(GEAR_GRIDS + OPTIONAL_GRIDS)}")
+        if not isinstance(raw, dict):
+            raise TemplateError(f"grids.{gname}: expected origin_mm, cell_mm, rows, cols")
+        grid = Grid(gname, _pair(f"grids.{gname}.origin_mm", raw.get("origin_mm")),
+                    _number(f"grids.{gname}.cell_mm", raw.get("cell_mm"), positive=True),
+                    _count(f"grids.{gname}.rows", raw.get("rows")), _count(f"grids.{gname}.cols", raw.get("cols")))
+        if gname in expected and (grid.rows, grid.cols) != expected[gname]:
+            rows, cols = expected[gname]
+            raise TemplateError(f"grids.{gname}: the {board} board's grid is {rows}x{cols} in the data pack, "
+                                f"the template says {grid.rows}x{grid.cols}")
+        if grid.cell_mm <= cube_mm:
+            raise TemplateError(f"grids.{gname}.cell_mm: a cell ({grid.cell_mm} mm) must be larger than a cube "
+                                f"({cube_mm} mm)")
+        x, y = grid.origin_mm
+        w, h = grid.size_mm
+        if x < 0 or y < 0 or x + w > board_mm[0] + 1e-6 or y + h > board_mm[1] + 1e-6:
+            raise TemplateError(f"grids.{gname}: the grid ({x}, {y}) + {w}x{h} mm does not fit on the board")
+        grids[gname] = grid
+    missing = [g for g in GEAR_GRIDS if g not in grids]
+    if missing:
+        raise TemplateError(f"grids: missing {', '.join(missing)}")
+    return Template(name, spec.name, board_mm, markers, grids, cube_mm, status, board_lab)
+
+
+def load_template(path: str | Path | None = None, pack: DataPack | None = None) -> Template:
+    """The template at ``path``, or the shipped symmetric one; raises TemplateError with one clear sentence."""
+    if path is None:
+        text = resources.files("vision.templates").joinpath("symmetric.json").read_text(encoding="utf-8")
+        origin = "the shipped template"
+    else:
+        origin = str(path)
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise TemplateError(f"template {origin} does not exist") from None
+        except (OSError, UnicodeDecodeError) as error:
+            raise TemplateError(f"cannot read template {origin}: {error}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise TemplateError(f"template {origin} is not JSON: {error}") from None
+    try:
+        return template_from_json(data, pack)
+    except TemplateError as error:
+        raise TemplateError(f"template {origin}: {error}") from None

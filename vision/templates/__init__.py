@@ -1,0 +1,1 @@
+"""Shipped board templates (JSON); see vision/README.md for the format."""
