@@ -1,0 +1,105 @@
+"""The Kivy tablet app: the window, the screen manager, the status and navigation bars.
+
+``fujikoro`` with no arguments calls :func:`run_from_args`. Options come from the command line
+(``fujikoro app --size 800x480``) or the environment (``FUJIKORO_UI_SIZE``, ``FUJIKORO_UI_SCRIPT`` for
+the scripted test driver). Kivy is configured here, before its window module is imported, so that
+importing :mod:`ui` never opens a window.
+
+The app owns no rules: the game session, the fight engine and the gear rules do. It owns view models
+(``ui.viewmodels``) that adapt them for the screens and run slow work on threads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from dataclasses import dataclass
+
+LAUNCHED_AT = time.perf_counter()
+
+DEFAULT_SIZE = (1280, 800)
+
+
+class AppOptionsError(ValueError):
+    """A bad app option (for example ``--size 12x``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class AppOptions:
+    size: tuple[int, int] = DEFAULT_SIZE
+    fullscreen: bool = False
+    language: str | None = None
+    game: str | None = None
+    script: str | None = None
+    report: str | None = None
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace | None) -> AppOptions:
+        env = os.environ
+        size_text = getattr(args, "size", None) or env.get("FUJIKORO_UI_SIZE") or ""
+        size = parse_size(size_text) if size_text else DEFAULT_SIZE
+        return cls(
+            size=size,
+            fullscreen=bool(getattr(args, "fullscreen", False)),
+            language=getattr(args, "lang", None) or env.get("FUJIKORO_UI_LANG") or None,
+            game=getattr(args, "game", None) or None,
+            script=getattr(args, "script", None) or env.get("FUJIKORO_UI_SCRIPT") or None,
+            report=env.get("FUJIKORO_UI_REPORT") or None,
+        )
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    parts = text.lower().split("x")
+    if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+        raise AppOptionsError(f"a window size looks like 1280x800, got {text!r}")
+    width, height = int(parts[0]), int(parts[1])
+    if width < 320 or height < 240:
+        raise AppOptionsError(f"the window must be at least 320x240, got {text!r}")
+    return width, height
+
+
+def configure_kivy(options: AppOptions) -> None:
+    """Kivy reads its config when first imported: set size, input and logging before that."""
+    os.environ.setdefault("KIVY_NO_ARGS", "1")
+    os.environ.setdefault("KIVY_NO_FILELOG", "1")
+    from kivy.config import Config
+
+    Config.set("graphics", "width", str(options.size[0]))
+    Config.set("graphics", "height", str(options.size[1]))
+    Config.set("graphics", "resizable", "1")
+    Config.set("graphics", "fullscreen", "auto" if options.fullscreen else "0")
+    Config.set("input", "mouse", "mouse,disable_multitouch")
+    Config.set("kivy", "exit_on_escape", "0")
+    Config.set("kivy", "window_icon", "")
+
+
+def run_from_args(args: argparse.Namespace | None = None) -> int:
+    """Start the tablet app; returns the exit status."""
+    try:
+        options = AppOptions.from_args(args)
+    except AppOptionsError as error:
+        from ui.cli import CliError
+
+        raise CliError(str(error)) from None
+    configure_kivy(options)
+    from ui.shell import FujiKoroApp
+
+    app = FujiKoroApp(options=options)
+    app.run()
+    return app.exit_code
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m ui.app [--size WxH]``."""
+    parser = argparse.ArgumentParser(prog="python -m ui.app")
+    parser.add_argument("--size")
+    parser.add_argument("--fullscreen", action="store_true")
+    parser.add_argument("--lang")
+    parser.add_argument("--game")
+    return run_from_args(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

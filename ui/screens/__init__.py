@@ -1,0 +1,35 @@
+"""The app's screens: one ``<name>.py`` (behaviour) + ``<name>.kv`` (layout) pair each.
+
+:data:`SCREENS` lists them in navigation order as (screen name, module, class). The app imports a
+screen module and loads its ``.kv`` when it builds the window, never at import time.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Any
+
+from kivy.lang import Builder
+
+SCREENS: tuple[tuple[str, str, str], ...] = (
+    ("start", "ui.screens.start", "StartScreen"),
+    ("table", "ui.screens.table", "TableScreen"),
+    ("combat", "ui.screens.combat", "CombatScreen"),
+    ("gear", "ui.screens.gear", "GearScreen"),
+    ("scoring", "ui.screens.scoring", "ScoringScreen"),
+    ("gamedata", "ui.screens.gamedata", "GameDataScreen"),
+    ("settings", "ui.screens.settings", "SettingsScreen"),
+)
+
+_LOADED: set[str] = set()
+
+
+def screen_class(module_name: str, class_name: str) -> Any:
+    """Import a screen module, load its ``.kv`` once, return the screen class."""
+    module = importlib.import_module(module_name)
+    kv = Path(module.__file__ or "").with_suffix(".kv")
+    if str(kv) not in _LOADED:
+        Builder.load_file(str(kv))
+        _LOADED.add(str(kv))
+    return getattr(module, class_name)

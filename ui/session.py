@@ -1,0 +1,200 @@
+"""The app's port to the game session: create, open and resume games; commands, undo and redo.
+
+The rules are :class:`companion.fujikoro_game.FujiKoro` run by :class:`companion.engine.Session`; the
+durable log is the store's SQLite file. Everything here runs on the "session" worker thread
+(:class:`ui.viewmodels.game.GameModel` sees to that) and returns plain :class:`Snapshot` values, so
+the Kivy thread never touches the session or the database.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from companion.engine import Applied, Session
+from companion.events import Event
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerSetup:
+    name: str
+    colour: str
+    board: str = "symmetric"
+
+
+@dataclass(frozen=True, slots=True)
+class GameSetup:
+    players: tuple[PlayerSetup, ...]
+    mode: str = "competitive"
+    scenario: int = 0
+    adventure_tokens: bool = False
+
+    def config(self) -> dict[str, Any]:
+        return {
+            "players": [{"name": p.name, "colour": p.colour, "board": p.board} for p in self.players],
+            "mode": self.mode,
+            "scenario": self.scenario,
+            "adventure_tokens": self.adventure_tokens,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class LogLine:
+    seq: int
+    kind: str
+    description: str
+    automated: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """Everything the screens need after a command, computed on the worker thread."""
+
+    state: Mapping[str, Any]
+    records: tuple[LogLine, ...]
+    undo: str | None
+    redo: str | None
+    undo_blocked: bool
+    last: str | None = None
+    events: tuple[Event, ...] = field(default_factory=tuple)
+
+
+class OpenGame:
+    """One open game: the engine session and the store's handle (closed with :meth:`close`)."""
+
+    def __init__(self, path: str, session: Session[Any], handle: Any = None) -> None:
+        self.path = path
+        self.session = session
+        self.handle = handle
+
+    def snapshot(self, applied: Applied | None = None) -> Snapshot:
+        session = self.session
+        return Snapshot(
+            state=session.state_json(),
+            records=tuple(LogLine(r.seq, r.kind.value, r.description, r.automated) for r in session.records),
+            undo=session.undo_description(),
+            redo=session.redo_description(),
+            undo_blocked=session.undo_blocked(),
+            last=applied.record.description if applied is not None else None,
+            events=applied.events if applied is not None else (),
+        )
+
+    def do(self, command: Mapping[str, Any]) -> Snapshot:
+        return self.snapshot(self.session.do(command))
+
+    def undo(self, *, force: bool = False) -> Snapshot:
+        return self.snapshot(self.session.undo(force=force))
+
+    def redo(self) -> Snapshot:
+        return self.snapshot(self.session.redo())
+
+    def close(self) -> None:
+        closer = getattr(self.handle, "close", None)
+        if closer is not None:
+            closer()
+
+
+# ---- the store ------------------------------------------------------------------------------
+
+
+def _factories() -> dict[str, Any]:
+    from companion.fujikoro_game import GAME_NAME, game_from_pack_raw
+    from store.gamelog import Header
+
+    def fujikoro(header: Header) -> Any:
+        return game_from_pack_raw(header.data.get("pack"))
+
+    return {GAME_NAME: fujikoro}
+
+
+def create(setup: GameSetup, directory: Path | None = None) -> OpenGame:
+    """A new game file in the games folder, with the group's data pack stored in its header."""
+    from companion.datapack import load
+    from companion.fujikoro_game import GAME_NAME
+    from store.gamelog import Header
+    from store.games import new_game_path
+    from store.overrides import read_overrides
+    from store.sessions import new_session
+
+    pack = load(read_overrides())
+    header = Header(GAME_NAME, pack.version, setup.config(), {"pack": pack.raw}, created_at=time.time())
+    path = new_game_path(directory)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    file, session = new_session(path, header, _factories())
+    return OpenGame(str(path), session, file)
+
+
+def open_game(path: str) -> OpenGame:
+    """Open (replay) a game file; FileNotFoundError when it is gone."""
+    from store.sessions import open_session
+
+    if not Path(path).is_file():
+        raise FileNotFoundError(path)
+    file, session = open_session(path, _factories())
+    return OpenGame(str(path), session, file)
+
+
+def open_last(hint: str | None) -> OpenGame | None:
+    """The game to resume: the settings' last game if it still opens, else the newest game file."""
+    from store.games import last_game
+
+    if hint and Path(hint).is_file():
+        try:
+            return open_game(hint)
+        except ValueError:
+            pass  # an unreadable file: fall back to the newest game that opens
+    newest = last_game()
+    if newest is None:
+        return None
+    return open_game(str(newest))
+
+
+@dataclass(frozen=True, slots=True)
+class Export:
+    bgstats_link: str
+    csv: str
+
+
+def export(game: OpenGame) -> Export | None:
+    """The BG Stats link and the CSV score sheet of a finished game (None while it runs)."""
+    from store.export import bgstats_link, bgstats_play, result_csv
+
+    session = game.session
+    result = session.game.result(session.state)
+    if result is None or game.handle is None:
+        return None
+    stamped = game.handle.stamped()
+    started = game.handle.header.created_at
+    finished = stamped[-1].at if stamped else started
+    play = bgstats_play(result, started=started, finished=finished, play_id=Path(game.path).stem)
+    return Export(bgstats_link(play), result_csv(result))
+
+
+# ---- reading the state JSON -----------------------------------------------------------------
+
+
+def players_of(state: Mapping[str, Any]) -> list[dict[str, Any]]:
+    players = state.get("players")
+    if isinstance(players, list):
+        return [dict(p) for p in players if isinstance(p, dict)]
+    scores = state.get("scores") or {}
+    return [{"name": name, "colour": None, "board": "symmetric", "vp": vp, "categories": {}}
+            for name, vp in scores.items()]
+
+
+def vp_history(state: Mapping[str, Any], records: Sequence[LogLine]) -> list[dict[str, Any]]:
+    """Per player, the running total after each turn of the game (for the VP-over-time chart)."""
+    players = players_of(state)
+    turns = int(state.get("turn", 1) or 1)
+    totals = {p["name"]: [0] * (turns + 1) for p in players}
+    for point in state.get("vp_history") or []:
+        name = point.get("player")
+        turn = int(point.get("turn", 0))
+        if name in totals and 0 <= turn <= turns:
+            series = totals[name]
+            for t in range(turn, turns + 1):
+                series[t] = int(point.get("total", 0))
+    return [{"name": p["name"], "colour": p.get("colour"), "totals": totals[p["name"]]} for p in players]

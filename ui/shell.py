@@ -1,0 +1,222 @@
+"""The app object and its frame: status bar, screen manager, navigation bar, language switch.
+
+Imported only by :func:`ui.app.run_from_args` after Kivy has been configured. The app builds the
+view models (``ui.viewmodels``), loads every ``.kv`` file at build time, and opens the last game
+from the store when it starts, so a restart or a crash lands the table where it was.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+from kivy.app import App
+from kivy.base import ExceptionHandler, ExceptionManager
+from kivy.clock import Clock
+from kivy.core.window import Window
+from kivy.lang import Builder
+from kivy.logger import Logger
+from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
+from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.screenmanager import NoTransition, ScreenManager
+
+from ui import settings as settings_store
+from ui import widgets  # noqa: F401 - registers the shared widgets with the kv Factory
+from ui.app import LAUNCHED_AT, AppOptions
+from ui.screens import SCREENS, screen_class
+from ui.theme import Theme
+from ui.tr import tr
+from ui.viewmodels.convention import ConventionModel
+from ui.viewmodels.game import GameModel
+from ui.viewmodels.gear import GearModel
+from ui.viewmodels.pack import PackModel
+from ui.viewmodels.status import StatusModel
+from ui.worker import Worker
+
+HERE = Path(__file__).resolve().parent
+
+
+class AppRoot(BoxLayout):
+    """Status bar on top, the screens in the middle, navigation at the bottom."""
+
+
+class KeepRunning(ExceptionHandler):  # type: ignore[misc]
+    """A bug in one callback must not close the app in the middle of a game: log it and go on.
+
+    The game itself is safe either way (every command is durable before the UI shows it); the
+    scripted test driver reports these errors, so tests still fail on them.
+    """
+
+    def __init__(self, app: FujiKoroApp) -> None:
+        super().__init__()
+        self.app = app
+
+    def handle_exception(self, inst: BaseException) -> int:
+        if isinstance(inst, (KeyboardInterrupt, SystemExit)):
+            return int(ExceptionManager.RAISE)
+        text = "".join(traceback.format_exception(inst))
+        Logger.error(f"FujiKoro: {text}")
+        self.app.errors.append(text)
+        return int(ExceptionManager.PASS)
+
+
+class FujiKoroApp(App):
+    theme = ObjectProperty(None)
+    status = ObjectProperty(None)
+    game = ObjectProperty(None)
+    pack = ObjectProperty(None)
+    gear = ObjectProperty(None)
+    combat = ObjectProperty(None)
+    scoring = ObjectProperty(None)
+    convention = ObjectProperty(None)
+    current_screen = StringProperty("start")
+    first_frame_at = ObjectProperty(None, allownone=True)
+    ready = BooleanProperty(False)
+
+    def __init__(self, options: AppOptions | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.options = options or AppOptions()
+        self.title = "Fuji Koro"
+        self.exit_code = 0
+        self.theme = Theme()
+        self.settings = settings_store.load()
+        language = self.options.language or self.settings.language
+        tr.switch(language)
+        self.tr = tr
+        self.status = StatusModel(settings=self.settings)
+        self.game = GameModel()
+        self.pack = PackModel()
+        self.gear = GearModel(self.game, self.pack)
+        self.convention = ConventionModel(self.game)
+        self.driver: Any = None
+        self.errors: list[str] = []
+        ExceptionManager.add_handler(KeepRunning(self))
+        self.first_frame_wall = 0.0
+
+    # ---- building ---------------------------------------------------------------------------
+    def build(self) -> AppRoot:
+        Builder.load_file(str(HERE / "widgets.kv"))
+        Builder.load_file(str(HERE / "app.kv"))
+        Window.clearcolor = self.theme.background
+        Window.bind(size=self._on_window_size)
+        self.theme.update_for(*Window.size)
+        root = AppRoot()
+        manager: ScreenManager = root.ids.screens
+        manager.transition = NoTransition()
+        self._screens = {name: (module, cls_name) for name, module, cls_name in SCREENS}
+        self._ensure_screen("start", manager)  # the rest are built after the first frame, one per frame
+        manager.bind(current=self._on_current)
+        return root
+
+    def _ensure_screen(self, name: str, manager: ScreenManager | None = None) -> bool:
+        """Build a screen the first time it is needed (its .py and .kv are loaded then)."""
+        manager = manager or self.root.ids.screens
+        if name not in self._screens:
+            return False
+        if name not in manager.screen_names:
+            module, cls_name = self._screens[name]
+            manager.add_widget(screen_class(module, cls_name)(name=name))
+        return True
+
+    def _build_next_screen(self, _dt: float) -> None:
+        manager: ScreenManager = self.root.ids.screens
+        missing = [name for name, _m, _c in SCREENS if name not in manager.screen_names]
+        if missing:
+            self._ensure_screen(missing[0])
+            Clock.schedule_once(self._build_next_screen, 0.05)
+
+    def on_start(self) -> None:
+        Clock.schedule_once(self._first_frame, 0)
+        self.status.pack = self.pack.pack
+        self.status.initial_state = self._state_event
+        self.status.bind(on_device_event=self._on_device_event)
+        self.game.bind(on_game_event=lambda _m, event: self.status.forward(event))
+        self.status.start()
+        self.convention.configure(self.settings.hub_url, self.settings.event_code, self.settings.table_name)
+        self.game.bind(on_opened=self._on_game_opened, phase=self._on_phase)
+        self.game.resume_last(self.settings.last_game or None)
+        if self.options.script:
+            from ui.testdriver import Driver
+
+            self.driver = Driver(self, Path(self.options.script), self.options.report)
+            self.driver.start()
+
+    def _first_frame(self, _dt: float) -> None:
+        self.first_frame_at = time.perf_counter() - LAUNCHED_AT
+        self.first_frame_wall = time.time()
+        Clock.schedule_once(self._build_next_screen, 0.05)
+        self.ready = True
+
+    def on_stop(self) -> None:
+        if self.combat is not None:
+            self.combat.close()
+        self.status.stop()
+        self.convention.close()
+        self.game.close()
+        Worker.stop_all()
+
+    # ---- navigation -------------------------------------------------------------------------
+    def go(self, name: str) -> None:
+        if self._ensure_screen(name):
+            self.root.ids.screens.current = name
+
+    def _on_current(self, _manager: Any, name: str) -> None:
+        self.current_screen = name
+
+    # ---- the table hardware -----------------------------------------------------------------
+    def _state_event(self) -> Any:
+        """The whole state as one event, for a table that just connected (or a resumed game)."""
+        from companion.events import Event, Kind
+
+        if not self.game.loaded:
+            return None
+        return Event(Kind.STATE_RESET, int(self.game.state.get("state_id", 0)), {"state": dict(self.game.state)})
+
+    def _on_device_event(self, _status: Any, event: Any) -> None:
+        kind = type(event).__name__
+        if kind == "ButtonPressed":
+            state_id = int(self.game.state.get("state_id", -1))
+            if event.state_id not in (-1, state_id):
+                return  # pressed while the table showed an older state: ignore, as the protocol asks
+            name = getattr(event.button, "name", str(event.button))
+            if name == "END_TURN" and self.game.phase in ("playing", "final"):
+                self.game.do({"type": "end_turn"})
+            elif name == "DRAGON_ROLL" and self.combat is not None:
+                self.combat.roll_for_dragon()
+            elif name == "UNDO":
+                self.game.undo()
+        elif kind == "DiceRolled" and self.combat is not None:
+            self.combat.tray_roll(event.roll)
+
+    def _on_game_opened(self, _model: Any) -> None:
+        event = self._state_event()
+        if event is not None:
+            self.status.forward(event)
+        if self.game.path and self.game.path != self.settings.last_game:
+            self.save_settings(last_game=self.game.path)
+        if self.current_screen == "start":
+            self.go("scoring" if self.game.phase == "ended" else "table")
+
+    def _on_phase(self, _model: Any, phase: str) -> None:
+        if phase == "ended" and self.current_screen in ("table", "combat"):
+            self.go("scoring")
+
+    def _on_window_size(self, _window: Any, size: tuple[int, int]) -> None:
+        self.theme.update_for(*size)
+
+    # ---- settings ---------------------------------------------------------------------------
+    def save_settings(self, **changes: Any) -> None:
+        self.settings = self.settings.replace(**changes)
+        settings_store.save(self.settings)
+        self.status.settings = self.settings
+        if "language" in changes:
+            tr.switch(self.settings.language)
+        if {"hardware_url", "camera"} & set(changes):
+            self.status.restart()
+        if {"hub_url", "event_code", "table_name"} & set(changes):
+            self.convention.configure(self.settings.hub_url, self.settings.event_code, self.settings.table_name)
+
+    def set_language(self, language: str) -> None:
+        self.save_settings(language=language)

@@ -1,0 +1,182 @@
+"""The running game as the screens see it: players and VP, whose turn, the countdown, undo.
+
+:class:`GameModel` wraps a :class:`ui.session.OpenGame` (the durable session from the store). Every
+command runs on the "session" worker thread (the store makes it durable before it returns), then
+the new state JSON arrives on the Kivy thread and is spread into properties the ``.kv`` rules bind to.
+Listeners (the hardware bridge) receive the session's events through ``on_game_event``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from kivy.event import EventDispatcher
+from kivy.properties import (
+    BooleanProperty,
+    DictProperty,
+    ListProperty,
+    NumericProperty,
+    ObjectProperty,
+    StringProperty,
+)
+
+from ui import session as session_port
+from ui.tr import tr
+from ui.worker import Worker
+
+
+class GameModel(EventDispatcher):  # type: ignore[misc]
+    loaded = BooleanProperty(False)
+    busy = BooleanProperty(False)
+    path = StringProperty("")
+    error = StringProperty("")
+    state = DictProperty({})
+    phase = StringProperty("")
+    mode = StringProperty("competitive")
+    scenario = NumericProperty(0)
+    round = NumericProperty(0)
+    current_player = StringProperty("")
+    players = ListProperty([])  # [{"name", "colour", "board", "vp", "categories": {...}}]
+    countdown_active = BooleanProperty(False)
+    countdown_position = NumericProperty(0)
+    actions_done = ListProperty([])
+    undo_label = StringProperty("")
+    redo_label = StringProperty("")
+    undo_blocked = BooleanProperty(False)
+    summary = StringProperty("")
+    vp_history = ListProperty([])  # [{"name", "colour", "totals": [..]}]
+    log_lines = ListProperty([])
+    last_description = StringProperty("")
+    open_game = ObjectProperty(None, allownone=True)
+    started_at = NumericProperty(0.0)  # when the game file was created (for durations)
+
+    __events__ = ("on_game_event", "on_opened")
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._worker = Worker("session")
+        tr.bind(language=lambda *_: self._summarise())
+        self._summarise()
+
+    # ---- opening ----------------------------------------------------------------------------
+    def resume_last(self, hint: str | None) -> None:
+        """Open the last game (the path in the settings, else the store's newest) on the worker."""
+        self._run(lambda: session_port.open_last(hint), self._opened, quiet_missing=True)
+
+    def new_game(self, setup: session_port.GameSetup) -> None:
+        self._run(lambda: session_port.create(setup), self._opened)
+
+    def open_path(self, path: str) -> None:
+        self._run(lambda: session_port.open_game(path), self._opened)
+
+    def close(self) -> None:
+        game = self.open_game
+        self.open_game = None
+        if game is not None:
+            self._worker.submit(game.close)
+
+    def _opened(self, game: session_port.OpenGame | None) -> None:
+        if game is None:
+            return
+        old = self.open_game
+        if old is not None and old is not game:
+            self._worker.submit(old.close)
+        self.open_game = game
+        self.path = game.path
+        header = getattr(game.handle, "header", None)
+        self.started_at = float(getattr(header, "created_at", 0.0) or 0.0)
+        self.loaded = True
+        self._apply(game.snapshot())
+        self.dispatch("on_opened")
+
+    # ---- commands ---------------------------------------------------------------------------
+    def do(self, command: Mapping[str, Any], then: Callable[[], None] | None = None) -> None:
+        game = self.open_game
+        if game is None:
+            self.error = tr._("Start or resume a game first")
+            return
+
+        def done(snapshot: session_port.Snapshot) -> None:
+            self._apply(snapshot)
+            if then is not None:
+                then()
+
+        self._run(lambda: game.do(dict(command)), done)
+
+    def undo(self, force: bool = False) -> None:
+        game = self.open_game
+        if game is None:
+            return
+        if self.undo_blocked and not force:
+            self.error = tr.f("Undo stops at a roll the app made: {what}. Hold Undo to undo it anyway.",
+                              what=self.undo_label)
+            return
+        self._run(lambda: game.undo(force=force), self._apply)
+
+    def redo(self) -> None:
+        game = self.open_game
+        if game is not None:
+            self._run(game.redo, self._apply)
+
+    def _run(self, job: Callable[[], Any], done: Callable[[Any], None], *, quiet_missing: bool = False) -> None:
+        self.busy = True
+        self.error = ""
+
+        def finished(result: Any) -> None:
+            self.busy = False
+            done(result)
+
+        def failed(error: BaseException) -> None:
+            self.busy = False
+            if quiet_missing and isinstance(error, FileNotFoundError):
+                return
+            self.error = str(error) if isinstance(error, ValueError) else f"{type(error).__name__}: {error}"
+
+        self._worker.submit(job, finished, failed)
+
+    # ---- state -> properties ----------------------------------------------------------------
+    def _apply(self, snapshot: session_port.Snapshot) -> None:
+        state = snapshot.state
+        self.phase = str(state.get("phase", ""))
+        self.mode = str(state.get("mode", "competitive"))
+        self.scenario = int(state.get("scenario", 0) or 0)
+        self.round = int(state.get("round", 0) or 0)
+        self.current_player = str(state.get("current_player") or "")
+        countdown = state.get("countdown") or {}
+        self.countdown_active = bool(countdown.get("active"))
+        self.countdown_position = int(countdown.get("position") or 0)
+        self.actions_done = list(state.get("actions") or state.get("actions_done") or [])
+        self.players = session_port.players_of(state)
+        self.vp_history = session_port.vp_history(state, snapshot.records)
+        self.undo_label = _shown(snapshot.undo or "")
+        self.redo_label = _shown(snapshot.redo or "")
+        self.undo_blocked = snapshot.undo_blocked
+        self.log_lines = [_shown(r.description) for r in snapshot.records if r.kind == "command"][-200:]
+        self.last_description = _shown(snapshot.last or "")
+        self.state = state  # last: listeners of ``state`` see every other property already updated
+        self._summarise()
+        for event in snapshot.events:
+            self.dispatch("on_game_event", event)
+
+    def _summarise(self) -> None:
+        if not self.phase:
+            self.summary = tr._("No game yet")
+        elif self.phase == "ended":
+            self.summary = tr._("Game over")
+        elif self.countdown_active:
+            self.summary = tr.f("Final chapter {n}/8 - {player}", n=self.countdown_position,
+                                player=self.current_player)
+        else:
+            self.summary = tr.f("Round {n} - {player}", n=self.round, player=self.current_player)
+
+    def on_game_event(self, event: Any) -> None:
+        pass
+
+    def on_opened(self) -> None:
+        pass
+
+
+def _shown(text: str) -> str:
+    """Session descriptions mark a broken die with a star the app's font lacks: show ``*`` instead."""
+    return text.replace("★", "*")

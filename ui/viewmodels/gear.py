@@ -1,0 +1,254 @@
+"""Each player's gear, edited by tapping cubes into grids, with the gear rules' verdict live.
+
+:class:`GearModel` keeps one :class:`companion.gear.Gear` per player (their board decides the grid
+sizes) and, after every tap, the report of :func:`companion.gear.inspect`: legality in plain words,
+helmet and sandals strength, weapons, initiative, and the gear cards and Magical Blueprints matched.
+The combat screen takes the fighters' gear from here. Gear is saved per game in the config dir
+(``ui-gear.json``) on a worker thread, so a restart brings it back.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from kivy.event import EventDispatcher
+from kivy.properties import (
+    BooleanProperty,
+    DictProperty,
+    ListProperty,
+    NumericProperty,
+    ObjectProperty,
+    StringProperty,
+)
+
+from companion.datapack import DataPack
+from companion.gear import Gear, GearError, gear_from_json, grid_shape, inspect, render
+from store.overrides import config_dir
+from ui.tr import tr
+from ui.worker import Worker
+
+PAINTS = ("W", "M", "T", ".")
+GEAR_FILE = "ui-gear.json"
+
+
+def empty_gear(board: str, pack: DataPack) -> Gear:
+    return gear_from_json({"board": board}, pack)
+
+
+class GearModel(EventDispatcher):  # type: ignore[misc]
+    pack = ObjectProperty(None)
+    player_names = ListProperty([])
+    selected = NumericProperty(0)
+    paint = StringProperty("M")
+    gear = ObjectProperty(None, allownone=True)  # the selected player's Gear
+    grids = DictProperty({})  # grid name -> rows (strings)
+    report = DictProperty({})
+    summary = ListProperty([])  # lines for the report panel
+    problems = ListProperty([])
+    legal = BooleanProperty(True)
+    weapon_monk = BooleanProperty(False)
+    magic = ListProperty([])
+    message = StringProperty("")
+    photo_busy = BooleanProperty(False)
+    game_path = StringProperty("")
+
+    def __init__(self, game: Any, pack_model: Any, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._game = game
+        self._gears: dict[str, Gear] = {}
+        self._boards: dict[str, str] = {}
+        self._worker = Worker("gear")
+        self.pack = pack_model.pack
+        pack_model.bind(pack=self._on_pack)
+        game.bind(players=self._on_players, path=self._on_game)
+        tr.bind(language=lambda *_: self._refresh())
+        self._on_players(game, game.players)
+
+    # ---- players and boards -----------------------------------------------------------------
+    def _on_game(self, _game: Any, path: str) -> None:
+        self.game_path = path
+        self._gears = {}
+        self._load_saved(path)
+        self._on_players(self._game, self._game.players)
+
+    def _on_players(self, _game: Any, players: list[dict[str, Any]]) -> None:
+        names = [p["name"] for p in players] or ["Samurai"]
+        self._boards = {p["name"]: p.get("board") or "symmetric" for p in players}
+        if names != list(self.player_names):
+            self.player_names = names
+            self.selected = min(self.selected, len(names) - 1)
+        self._select(self.selected)
+
+    def _on_pack(self, _model: Any, pack: DataPack) -> None:
+        self.pack = pack
+        self._gears = {n: self._regear(g) for n, g in self._gears.items()}
+        self._select(self.selected)
+
+    def _regear(self, gear: Gear) -> Gear:
+        try:
+            return gear_from_json(gear.to_json(), self.pack)
+        except GearError:
+            return empty_gear(gear.board, self.pack)
+
+    def gear_of(self, name: str) -> Gear:
+        if name not in self._gears:
+            self._gears[name] = empty_gear(self._boards.get(name, "symmetric"), self.pack)
+        return self._gears[name]
+
+    def select(self, index: int) -> None:
+        self._select(index)
+
+    def _select(self, index: int) -> None:
+        if not self.player_names:
+            return
+        index = max(0, min(index, len(self.player_names) - 1))
+        self.selected = index
+        self.gear = self.gear_of(self.player_names[index])
+        self._refresh()
+
+    # ---- editing ----------------------------------------------------------------------------
+    def tap(self, grid: str, row: int, col: int) -> None:
+        """Place the chosen cube (tapping the same cube again takes it away)."""
+        gear = self.gear
+        spec = self.pack.board(gear.board)
+        rows, cols = grid_shape(spec, grid)
+        cells = [list(r.ljust(cols, ".")) for r in (gear.grid(grid) or ())]
+        while len(cells) < rows:
+            cells.append(["."] * cols)
+        current = cells[row][col]
+        cells[row][col] = "." if current == self.paint else self.paint
+        self._set(replace(gear, **{grid: tuple("".join(r) for r in cells)}))
+
+    def clear(self) -> None:
+        gear = self.gear
+        self._set(empty_gear(gear.board, self.pack))
+
+    def toggle_weapon_monk(self) -> None:
+        gear = self.gear
+        monks = set(gear.monks)
+        monks ^= {"weapon"}
+        self._set(replace(gear, monks=frozenset(monks)))
+
+    def toggle_magic(self, place: str) -> None:
+        gear = self.gear
+        magic = set(gear.magic)
+        magic ^= {place}
+        self._set(replace(gear, magic=frozenset(magic)))
+
+    def set_grids(self, grids: dict[str, list[str]]) -> None:
+        gear = self.gear
+        data = gear.to_json()
+        data.update(grids)
+        try:
+            self._set(gear_from_json(data, self.pack))
+        except GearError as error:
+            self.message = str(error)
+
+    def _set(self, gear: Gear) -> None:
+        name = self.player_names[self.selected]
+        self._gears[name] = gear
+        self.gear = gear
+        self._refresh()
+        self._save()
+
+    # ---- derived ----------------------------------------------------------------------------
+    def _refresh(self) -> None:
+        gear = self.gear
+        if gear is None:
+            return
+        spec = self.pack.board(gear.board)
+        grids = {}
+        for name in ("helmet", "sandals", "weapon_left", "weapon_right"):
+            rows, cols = grid_shape(spec, name)
+            cubes = gear.cubes(name)
+            grids[name] = list(render(cubes, rows, cols))
+        self.grids = grids
+        report = inspect(gear, self.pack)
+        data = report.to_json()
+        self.report = data
+        self.legal = report.legal
+        self.problems = list(report.problems)
+        self.weapon_monk = "weapon" in gear.monks
+        self.magic = sorted(gear.magic)
+        helmet, sandals = data["helmet"], data["sandals"]
+        lines = [
+            tr.f("Helmet: {cubes} cubes, strength {strength}", cubes=helmet["cubes"], strength=helmet["strength"]),
+            tr.f("Sandals: {cubes} cubes, strength {strength}", cubes=sandals["cubes"],
+                 strength=sandals["strength"]) + (" - " + tr._("complete") if sandals["complete"] else ""),
+        ]
+        for weapon in data["weapons"]:
+            hand = {"left": tr._("left"), "right": tr._("right"), "two": tr._("two-handed")}.get(weapon["hand"],
+                                                                                             weapon["hand"])
+            state = tr._("usable") if weapon["usable"] else tr._("not usable (needs wood for the hilt)")
+            lines.append(tr.f("Weapon ({hand}): {cubes} cubes, length {length}, {state}", hand=hand,
+                              cubes=weapon["cubes"], length=weapon["length"], state=state))
+        if not data["weapons"]:
+            lines.append(tr._("No weapon"))
+        lines.append(tr.f("Initiative: {n}", n=data["initiative"]))
+        matches = data["matches"]
+        cards = ", ".join(matches["gear_cards"]) or "-"
+        prints = ", ".join(matches["blueprints"]) or "-"
+        lines.append(tr.f("Gear cards matched: {cards}", cards=cards))
+        lines.append(tr.f("Blueprints matched: {prints}", prints=prints))
+        self.summary = lines
+
+    # ---- saving -----------------------------------------------------------------------------
+    def _file(self) -> Path:
+        return config_dir() / GEAR_FILE
+
+    def _load_saved(self, path: str) -> None:
+        try:
+            data = json.loads(self._file().read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return
+        for name, raw in (data.get(path) or {}).items():
+            try:
+                self._gears[name] = gear_from_json(raw, self.pack)
+            except GearError:
+                continue
+
+    def _save(self) -> None:
+        path = self.game_path
+        if not path:
+            return
+        snapshot = {n: g.to_json() for n, g in self._gears.items()}
+        file = self._file()
+
+        def write() -> None:
+            try:
+                data = json.loads(file.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                data = {}
+            data[path] = snapshot
+            file.parent.mkdir(parents=True, exist_ok=True)
+            tmp = file.with_name(file.name + ".tmp")
+            tmp.write_text(json.dumps(data), encoding="utf-8")
+            os.replace(tmp, file)
+
+        self._worker.submit(write)
+
+    # ---- photo ------------------------------------------------------------------------------
+    def read_photo(self, source: str) -> None:
+        """Read the gear grids from a photo (a file, or the newest photo in a folder) with vision."""
+        from ui import photos
+
+        if self.photo_busy:
+            return
+        self.photo_busy = True
+        self.message = tr._("Reading the photo...")
+        board = self.gear.board if self.gear is not None else "symmetric"
+
+        def done(grids: dict[str, list[str]]) -> None:
+            self.photo_busy = False
+            self.set_grids(grids)
+            self.message = tr._("Read from the photo: check the grids and fix any cube")
+
+        def failed(error: BaseException) -> None:
+            self.photo_busy = False
+            self.message = str(error)
+
+        self._worker.submit(lambda: photos.read_gear(source, board, self.pack), done, failed)

@@ -1,0 +1,154 @@
+"""The status bar's model and the table link: hardware connected (or simulated), camera there.
+
+Opening the table (the emulated one by default) and probing the camera run on the "devices" worker
+thread, so a port that hangs never freezes a frame. Session events go to the table's LEDs from the
+same thread; the table's device events (buttons, dice tray, connect / disconnect) arrive on the link's
+thread and are handed to the Kivy thread with ``Clock.schedule_once`` before anything else sees them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from kivy.clock import Clock
+from kivy.event import EventDispatcher
+from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
+
+from ui import hardware
+from ui.settings import Settings
+from ui.tr import tr
+from ui.worker import Worker
+
+
+class StatusModel(EventDispatcher):  # type: ignore[misc]
+    hardware_text = StringProperty("")
+    hardware_ok = BooleanProperty(False)
+    camera_text = StringProperty("")
+    camera_ok = BooleanProperty(False)
+    settings = ObjectProperty(None)
+    table = ObjectProperty(None, allownone=True)
+
+    __events__ = ("on_device_event",)
+
+    def __init__(self, settings: Settings, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.settings = settings
+        self._worker: Worker | None = None
+        self._hardware_state = "none"
+        self._camera_state = "none"
+        self._generation = 0
+        self._emulated = False
+        self.pack: Any = None
+        self.initial_state: Any = None  # a callable giving the session's state event, for a fresh link
+        tr.bind(language=lambda *_: self._relabel())
+        self._relabel()
+
+    # ---- lifecycle --------------------------------------------------------------------------
+    def start(self) -> None:
+        self._worker = self._worker or Worker("devices", settle=False)
+        self._connect()
+
+    def restart(self) -> None:
+        self.stop()
+        self._connect()
+
+    def stop(self) -> None:
+        self._generation += 1
+        if self.table is not None:
+            table, self.table = self.table, None
+            if self._worker is not None:
+                self._worker.submit(table.close)
+
+    def _connect(self) -> None:
+        self._generation += 1
+        generation = self._generation
+        url = self.settings.hardware_url
+        if url == hardware.NO_HARDWARE:
+            self._hardware_state = "none"
+        else:
+            self._hardware_state = "connecting"
+            if self._worker is not None:
+                pack = self.pack
+
+                def on_event(event: Any) -> None:  # the link's thread
+                    Clock.schedule_once(lambda _dt: self._device_event(generation, event), 0)
+
+                self._worker.submit(lambda: hardware.connect(url, on_event, pack),
+                                    lambda table: self._connected(generation, table),
+                                    lambda error: self._connect_failed(generation, error))
+        camera = self.settings.camera
+        if not camera:
+            self._camera_state = "none"
+        elif Path(camera).expanduser().is_dir():
+            self._camera_state = "folder"
+        else:
+            self._camera_state = "probing"
+            if self._worker is not None:
+                self._worker.submit(lambda: hardware.probe_camera(camera), self._camera_probed)
+        self._relabel()
+
+    def _connected(self, generation: int, table: Any) -> None:
+        if generation != self._generation:
+            if self._worker is not None:
+                self._worker.submit(table.close)
+            return
+        self.table = table
+        self._emulated = getattr(table, "emulator", None) is not None
+        self._hardware_state = "emulated" if self._emulated else "connected"
+        self._relabel()
+        if self.initial_state is not None:
+            event = self.initial_state()
+            if event is not None:
+                self.forward(event)
+
+    def _connect_failed(self, generation: int, error: BaseException) -> None:
+        if generation == self._generation:
+            self._hardware_state = "failed"
+            self.failure = str(error)
+            self._relabel()
+
+    def _camera_probed(self, ok: bool) -> None:
+        self._camera_state = "ready" if ok else "missing"
+        self._relabel()
+
+    # ---- events both ways -------------------------------------------------------------------
+    def forward(self, event: Any) -> None:
+        """A session event for the table's LEDs (sent from the devices thread)."""
+        table = self.table
+        if table is not None and self._worker is not None:
+            self._worker.submit(lambda: table.handle_event(event))
+
+    def _device_event(self, generation: int, event: Any) -> None:
+        if generation != self._generation:
+            return
+        kind = type(event).__name__
+        if kind == "Connected":
+            self._hardware_state = "emulated" if self._emulated else "connected"
+        elif kind == "Disconnected":
+            self._hardware_state = "reconnecting"
+        self._relabel()
+        self.dispatch("on_device_event", event)
+
+    def on_device_event(self, event: Any) -> None:
+        pass
+
+    # ---- labels -----------------------------------------------------------------------------
+    def _relabel(self) -> None:
+        state = self._hardware_state
+        self.hardware_ok = state in ("connected", "emulated")
+        self.hardware_text = {
+            "none": tr._("No hardware"),
+            "connecting": tr._("Connecting to the table..."),
+            "emulated": tr._("Simulated table"),
+            "connected": tr._("Table hardware connected"),
+            "reconnecting": tr._("Table reconnecting..."),
+        }.get(state, tr._("Table hardware not reachable"))
+        camera = self._camera_state
+        self.camera_ok = camera in {"ready", "folder"}
+        self.camera_text = {
+            "none": tr._("No camera"),
+            "folder": tr._("Photos folder"),
+            "probing": tr._("Camera..."),
+            "ready": tr._("Camera ready"),
+        }.get(camera, tr._("Camera not found"))
