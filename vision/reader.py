@@ -21,7 +21,7 @@ Pipeline (a pure function of the pixels and the template):
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -606,6 +606,7 @@ def _classify(measure: _Measure, ref: F32, board_lab: F32, board_rgb: F32, cube_
     if best == "T":
         # A tooth is lighter than the print under the same light; print that only lost its yellow (in
         # another light's shadow) is not.
+        feats["t_uncapped"] = conf
         conf = min(conf, max(0.0, (feats.get("r_top", 1.0) - 0.98) / 0.1))
     if conf < CONFIDENCE_THRESHOLD:
         return "?", conf, "cube colour unclear", feats
@@ -674,6 +675,7 @@ def read_board(image: U8, template: Template, *, cube_lab: Mapping[str, Sequence
             else:
                 label, conf, reason, feats = _classify(m, found[0], board_lab, board_rgb, refs)
                 feats["u_top"] = m.uneven_top
+                feats.update({"ref_r": float(found[0][0]), "ref_g": float(found[0][1]), "ref_b": float(found[0][2])})
                 out[(g.name, r, c)] = Cell(g.name, r, c, label, conf, reason, feats)
         return out
 
@@ -695,7 +697,8 @@ def read_board(image: U8, template: Template, *, cube_lab: Mapping[str, Sequence
             extra.setdefault(gname, []).append(((r, c), _BandSample(x, y, (m.core + m.top) / 2)))
     second = classify_all(extra) if extra else first
     shadows = _observed_shadows(bands, board_lab)
-    second = _shadow_guard(second, template, shadows, refs)
+    second = _shadow_guard(second, template, shadows, refs,
+                           lambda key, n: _ring_towards(rect, template, loc.pose, cube, key, n, second, board_lab))
     cells = [second[(g.name, r, c)] for g, r, c in keys]
     grids = {g.name: tuple("".join(second[(g.name, r, c)].label for c in range(g.cols)) for r in range(g.rows))
              for g in grids_}
@@ -747,26 +750,167 @@ def _observed_shadows(bands: Mapping[str, list[_BandSample]], board_lab: F32) ->
     return found
 
 
+CellKey = tuple[str, int, int]
+#: The ring of print between a cube's edge and the printed cell outline: (inner, outer) offsets in mm from
+#: the cube's nominal edge and the outline (the outline's ink and the cube's placement jitter kept out).
+RING_CLEAR_CUBE = 0.45
+RING_CLEAR_LINE = 0.6
+#: A ring piece is lit print when its light is at least this fraction of the reference's, at the print's hue.
+RING_LIT = 0.8
+RING_HUE = 4.0
+
+
+def _ring_towards(rect: _Rectified, template: Template, pose: Pose, cube: float, key: CellKey, nkey: CellKey,
+                  cells: Mapping[CellKey, Cell], board_lab: F32) -> tuple[float, float, float] | None:
+    """The print in a cell's own ring on the side facing a neighbour (three pieces along a side, one at a
+    corner): the darkest piece's (luminance ratio, a* shift, b* shift) against the cell's reference, or None
+    when the ring there is hidden (a cube leans over it) or cannot be measured.
+
+    A neighbour's cast shadow reaches this cell's middle only by crossing that side of its ring (cube
+    shadows are the footprint swept away from the light, and lights are well above the table), so if every
+    piece there is lit print, a dark middle is not that neighbour's shadow."""
+    f = cells[key].features
+    if "ref_r" not in f:
+        return None
+    ref = np.array([f["ref_r"], f["ref_g"], f["ref_b"]], dtype=np.float32)
+    g = template.grids[key[0]]
+    cx, cy = g.cell_centre(key[1], key[2])
+    nx, ny = template.grids[nkey[0]].cell_centre(nkey[1], nkey[2])
+    sx, sy = int(np.sign(round(nx - cx, 3))), int(np.sign(round(ny - cy, 3)))
+    half = cube / 2
+    lo, hi = half + RING_CLEAR_CUBE, g.cell_mm / 2 - RING_CLEAR_LINE
+    if hi - lo < 0.5:
+        return None
+    dx, dy = pose.top_shift(cx, cy, cube)
+    # This cell's own cube (if any) leans its sides over the ring on the parallax side: not print there.
+    if (sx and sx * dx > RING_CLEAR_CUBE * 0.5) or (sy and sy * dy > RING_CLEAR_CUBE * 0.5):
+        return None
+    # ... and the neighbour's cube (if any) leans over the gap towards it.
+    ndx, ndy = pose.top_shift(nx, ny, cube)
+    reach = g.cell_mm - hi - half - RING_CLEAR_CUBE
+    if (sx and -sx * ndx > reach) or (sy and -sy * ndy > reach):
+        return None
+
+    def span(s: int) -> list[tuple[float, float]]:
+        if s > 0:
+            return [(lo, hi)]
+        if s < 0:
+            return [(-hi, -lo)]
+        edges = np.linspace(-hi, hi, 4)
+        return [(float(a), float(b)) for a, b in zip(edges[:-1], edges[1:], strict=True)]
+
+    board_rgb = lab_to_linear_rgb(board_lab)
+    worst: tuple[float, float, float] | None = None
+    for x0, x1 in span(sx):
+        for y0, y1 in span(sy):
+            sl = rect.rect(cx + x0, cy + y0, cx + x1, cy + y1)
+            if sl is None:
+                return None
+            mean, clipped, inside = rect.stats(sl)
+            if not inside or clipped > 0:
+                return None
+            ratio, da, db = _hue_shift(mean / ref * board_rgb, board_lab, board_rgb)
+            if worst is None or ratio < worst[0]:
+                worst = (ratio, da, db)
+    return worst
+
+
+#: Sides (dx, dy) of a cell: right, left, down, up on the board.
+SIDES = ((1, 0), (-1, 0), (0, 1), (0, -1))
+SHADOW_SIDE_DARK = 0.8
+SHADOW_SIDE_MIN_CUBES = 3
+#: Shadows that must all keep the print's hue before the photo counts as lit by one colour of light.
+NEUTRAL_SHADOWS_MIN = 3
+#: A cell darker than this fraction of the print's light (both regions) lies in a shadow.
+SHADED_MAX = 0.85
+#: Shadows to see in a photo before trusting that they show every colour a shadow takes in it.
+SHADOWS_SEEN_MIN = 1
+
+
+def _shadow_sides(template: Template, cells: Mapping[CellKey, Cell],
+                  ring: Callable[[CellKey, CellKey], tuple[float, float, float] | None]
+                  ) -> tuple[set[tuple[int, int]] | None, list[tuple[float, float, float]]]:
+    """The sides on which confidently read cubes cast their shadows in this photo (their own ring is dark
+    there), or None when too few cubes show it (with one light one or two sides, with two lights more);
+    and the shadows seen on empty cells' rings next to cubes, a few mm clear of the cube (luminance
+    ratio, a* shift, b* shift): the colours shadows take in this photo's light."""
+    ratios: dict[tuple[int, int], list[float]] = {s: [] for s in SIDES}
+    dark: list[tuple[float, float, float]] = []
+    for key, cell in cells.items():
+        if cell.label not in ("W", "M", "T") or cell.confidence < 0.8:
+            continue
+        g = template.grids[key[0]]
+        for sx, sy in SIDES:
+            r, c = key[1] + sy, key[2] + sx
+            if not (0 <= r < g.rows and 0 <= c < g.cols):
+                continue
+            n = (key[0], r, c)
+            piece = ring(key, n)
+            if piece is None and cells[n].label == "." and cells[n].confidence >= 0.8:
+                # The cube leans over its own ring on this side: the empty neighbour's ring facing it, a few
+                # mm further out, shows whether its shadow reaches that far.
+                piece = ring(n, key)
+                if piece is not None and piece[0] < SHADOW_SIDE_DARK:
+                    dark.append(piece)
+            if piece is not None:
+                ratios[(sx, sy)].append(piece[0])
+
+    if sum(len(v) for v in ratios.values()) < 2 * SHADOW_SIDE_MIN_CUBES:
+        return None, dark
+    out = set()
+    for side, vals in ratios.items():
+        if len(vals) < SHADOW_SIDE_MIN_CUBES or float(np.median(vals)) < SHADOW_SIDE_DARK:
+            out.add(side)  # unseen sides count as shadow sides: nothing is assumed lit without evidence
+    return out, dark
+
+
+def _could_shadow(template: Template, caster: CellKey, target: CellKey, shadow_sides: set[tuple[int, int]] | None
+                  ) -> bool:
+    """Whether the caster's shadow can fall towards the target, given the sides shadows fall on."""
+    if shadow_sides is None:
+        return True
+    ax, ay = template.grids[caster[0]].cell_centre(caster[1], caster[2])
+    bx, by = template.grids[target[0]].cell_centre(target[1], target[2])
+    dx, dy = int(np.sign(round(bx - ax, 3))), int(np.sign(round(by - ay, 3)))
+    return any((sx and sx == dx) or (sy and sy == dy) for sx, sy in shadow_sides)
+
+
 def _shadow_guard(cells: dict[tuple[str, int, int], Cell], template: Template,
-                  shadows: Sequence[tuple[float, float, float]], cube_lab: Mapping[str, F64]
+                  shadows: Sequence[tuple[float, float, float]], cube_lab: Mapping[str, F64],
+                  ring: Callable[[CellKey, CellKey], tuple[float, float, float] | None] | None = None,
                   ) -> dict[tuple[str, int, int], Cell]:
     """A dark patch next to a cube may be that cube's shadow. A wood or metal reading there is kept only
     if its hue differs from every shadow seen on the print in this photo (or, when none was seen, from
-    anything a shadow under mixed light could take). The other way round, a cell left undecided that
-    looks exactly like a shadow seen in this photo, and like no cube, is empty."""
+    anything a shadow under mixed light could take), or if the cell's own ring of print is lit on the side
+    of every neighbour whose shadow could fall on it (shadows fall the way the confident cubes' rings are
+    dark). The other way round, a cell left undecided that looks exactly like a shadow seen in this photo
+    and like no cube (or is darker than the print in both regions) is empty; and a pale cube held back as
+    possibly print that lost its yellow is a tooth when every shadow seen keeps the print's hue."""
     out = dict(cells)
+    shadow_sides, beside = _shadow_sides(template, cells, ring) if ring is not None else (None, [])
+    seen = [*shadows, *beside]
+    # Every shadow seen keeps the print's hue: one light (or lights of one colour), so nothing on the print
+    # turns bluish, and a tooth's paler colour is not print that lost its yellow in another light's shadow.
+    one_colour = len(seen) >= NEUTRAL_SHADOWS_MIN and all(math.hypot(da, db) < RING_HUE for _, da, db in seen)
     for key, cell in cells.items():
-        if cell.label == "?" and cell.reason == "cannot tell empty from occupied" and shadows:
+        if (cell.label == "?" and cell.reason == "cube colour unclear" and one_colour
+                and cell.features.get("t_uncapped", 0.0) >= CONFIDENCE_THRESHOLD):
+            out[key] = Cell(cell.grid, cell.row, cell.col, "T", cell.features["t_uncapped"], "", cell.features)
+            continue
+        if cell.label == "?" and cell.reason == "cannot tell empty from occupied" and (shadows or beside):
             f = cell.features
             matches = all(
                 any(math.hypot(f.get(f"da_{reg}", 99.0) - sa, f.get(f"db_{reg}", 99.0) - sb) < SHADOW_HUE_MATCH / 2
-                    and abs(f.get(f"r_{reg}", 9.0) - sr) < 0.1 for sr, sa, sb in shadows)
+                    and abs(f.get(f"r_{reg}", 9.0) - sr) < 0.1 for sr, sa, sb in [*shadows, *beside])
                 for reg in ("core", "top"))
             lab = [f.get("L_top"), f.get("a_top"), f.get("b_top")]
             far = None not in lab and min(
                 _weighted(lab, ref, MATERIAL_L_WEIGHT) for ref in cube_lab.values()) > MATERIAL_MAX
             beside_cube = any(cells[n].label in ("W", "M", "T") for n in _neighbours(template, *key))
-            if matches and far and beside_cube:
+            # In shadow (both regions darker than the print) a match with a seen shadow is enough: a cube's
+            # top stands above the shadows its neighbours cast, so it is not that dark beside lit print.
+            shaded = f.get("r_top", 1.0) < SHADED_MAX and f.get("r_core", 1.0) < SHADED_MAX
+            if beside_cube and matches and (far or shaded):
                 out[key] = Cell(cell.grid, cell.row, cell.col, ".", 0.6, "", f)
             elif (beside_cube and f.get("u_top", 0.0) > UNEVEN_MIN and f.get("r_top", 1.0) < 1.0
                   and f.get("e_core", 99.0) < EMPTY_MAX):
@@ -780,11 +924,25 @@ def _shadow_guard(cells: dict[tuple[str, int, int], Cell], template: Template,
         if not dark or not any(cells[n].label in ("W", "M", "T", "?") for n in _neighbours(template, *key)):
             continue
         da, db = f.get("da_top", 0.0), f.get("db_top", 0.0)
-        if shadows:
+        # Shadows seen on the print around the grids and beside cubes on empty cells.
+        if len(seen) >= SHADOWS_SEEN_MIN:
             explained = any(math.hypot(da - sa, db - sb) < SHADOW_HUE_MATCH and abs(f.get("r_top", 1.0) - sr) < 0.15
-                            for sr, sa, sb in shadows)
+                            for sr, sa, sb in seen)
         else:
             explained = math.hypot(da, db) < SHADOW_HUE_MAX
+        if explained and ring is not None:
+            # Compare with this cell's own ring on the side of every neighbour whose shadow could fall
+            # here (shadows fall the same way from every cube: the way confident cubes' rings are dark):
+            # all lit print there means no neighbour's shadow reaches the middle, so the dark,
+            # shadow-coloured middle is the cube itself.
+            casters = [n for n in _neighbours(template, *key)
+                       if (cells[n].label in ("W", "M", "T", "?") or cells[n].features.get("r_top", 1.0) < RING_LIT)
+                       and _could_shadow(template, n, key, shadow_sides)]
+            lit = []
+            for n in casters:
+                piece = ring(key, n)
+                lit.append(piece is not None and piece[0] >= RING_LIT and math.hypot(piece[1], piece[2]) < RING_HUE)
+            explained = shadow_sides is None or not all(lit)
         if explained:
             out[key] = Cell(cell.grid, cell.row, cell.col, "?", min(cell.confidence, 0.3),
                             "could be a neighbouring cube's shadow", f)
