@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import functools
 import logging
 import queue
 import threading
@@ -30,6 +31,8 @@ from firmware_bridge.firmware import protocol as P
 from firmware_bridge.ledmap import LedMap
 from firmware_bridge.view import LedState
 from firmware_bridge.wire import Frame, HostDecoder, frame
+
+_SUPERVISE_S = 0.2  # longest the link thread sleeps without checking that its port reader is alive
 
 
 class LinkError(ValueError):
@@ -207,7 +210,9 @@ class LinkCore:
         return self._desired
 
     def next_deadline(self, now: float) -> float:
-        """Seconds until ``tick`` has something to do."""
+        """Seconds until ``tick`` has something to do (0 when the link wants a reconnect now)."""
+        if self.want_reconnect is not None:
+            return 0.0
         if self._inflight is not None:
             return max(0.0, self._inflight.sent_at + self._timeout(self._inflight) - now)
         if self.state is LinkState.READY:
@@ -424,6 +429,31 @@ def _guarded(callback: Callable[..., None]) -> Callable[..., None]:
     return call
 
 
+@functools.cache
+def _reader_class() -> type[Any]:
+    """``serial.threaded.ReaderThread`` that reports *every* way its read loop can end as a lost connection.
+
+    pyserial's loop only catches ``SerialException`` around ``read(in_waiting or 1)``. When the device is
+    pulled while the thread is between two reads (it just handled bytes, e.g. an ACK), ``in_waiting`` on
+    the hung-up pty or USB CDC port raises a bare ``OSError(EIO)``: the stock thread dies with a traceback
+    and never calls ``connection_lost``, so the link would not know the port is gone.
+    """
+    import serial.threaded
+
+    class _LinkReader(serial.threaded.ReaderThread):  # type: ignore[misc]
+        def run(self) -> None:
+            try:
+                super().run()
+            except Exception as error:  # noqa: BLE001 - whatever ended the loop, the port is unusable
+                self.alive = False
+                protocol: Any = getattr(self, "protocol", None)
+                self.protocol = None
+                if protocol is not None:
+                    protocol.connection_lost(error)
+
+    return _LinkReader
+
+
 class _ReaderProtocol:
     """serial.threaded.Protocol adapter: bytes to the link, loss to the link."""
 
@@ -540,6 +570,8 @@ class SerialLink:
             self._wake.clear()
             with self._lock:
                 reason = self._dead or self.core.want_reconnect
+                if reason is None and self._reader is not None and not self._reader.is_alive():
+                    reason = "the port reader stopped"
                 if reason is not None:
                     self.last_error = reason
                     self._close_port(reason)
@@ -549,11 +581,12 @@ class SerialLink:
                 timeout = self.core.next_deadline(self._clock())
                 self._changed.notify_all()
             self._dispatch()
-            self._wake.wait(max(0.001, timeout))
+            # Wake at least every _SUPERVISE_S to notice a dead reader thread, whatever the protocol timers say
+            # (heartbeat_s may be long, or changed by the caller while this thread sleeps).
+            self._wake.wait(min(max(0.001, timeout), _SUPERVISE_S))
 
     def _connect(self) -> bool:
         import serial
-        import serial.threaded
 
         opener = self._open_port or serial.serial_for_url
         try:
@@ -566,7 +599,7 @@ class SerialLink:
             generation = self._generation
             self._dead = None
             self._port = port
-            reader = serial.threaded.ReaderThread(port, lambda: _ReaderProtocol(self, generation))
+            reader = _reader_class()(port, lambda: _ReaderProtocol(self, generation))
             reader.daemon = True
             self._reader = reader
             reader.start()

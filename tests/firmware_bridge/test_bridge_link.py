@@ -157,6 +157,21 @@ def test_bridge_link_gives_up_after_retries_and_forgets_the_mirror() -> None:
     assert HostDecoder().feed(core.take_output())[0][0] == P.HELLO  # old bytes never reach the next port
 
 
+def test_bridge_link_give_up_asks_for_the_reconnect_at_once() -> None:
+    """A give-up must not wait for the next heartbeat (benchmarks/bridge.py runs with heartbeat_s = 3600)."""
+    core = LinkCore(LEDMAP, dice=default_pack().dice, max_tries=2, heartbeat_s=3600.0)
+    core.connection_made(0.0)
+    hello = HostDecoder().feed(core.take_output())[0]
+    core.feed(frame(P.IDENTITY, hello[1], P.identity(1, 0x1F, 59, LEDMAP.checksum, "t")), 0.0)
+    core.set_desired(render(TableView(countdown=1), LEDMAP), 0.0)
+    now = 0.0
+    while core.want_reconnect is None:
+        now += core.next_deadline(now)
+        core.tick(now)
+        assert now < 1.0
+    assert core.next_deadline(now) == 0.0
+
+
 def test_bridge_link_restarted_device_gets_a_new_handshake() -> None:
     soak = Soak(FaultSpec())
     soak.set_state(render(TableView(countdown=5, erupted=frozenset({1})), LEDMAP))
