@@ -339,6 +339,11 @@ class Emulator:
             self._plugged = False
             self.unplugs += 1
             if self._mode == "pty":
+                # The device node vanishes like a pulled USB device's, so the host cannot reopen
+                # a recycled /dev/pts/N through a stale link while the cable is out.
+                if self._pty_link is not None:
+                    with contextlib.suppress(OSError):
+                        self._pty_link.unlink()
                 for fd in (self._master, self._slave):
                     if fd is not None:
                         with contextlib.suppress(OSError):
