@@ -35,11 +35,24 @@ def compute(fight_json: Mapping[str, Any], pack_raw: Mapping[str, Any], pack_key
 
 
 def _lower_priority() -> None:
-    """The odds may take seconds of CPU: let the UI process (and the software renderer) go first."""
+    """The odds may take seconds of CPU: let the UI process (and the software renderer) go first.
+
+    Also watches the app: if it dies without closing the pool (a crash, a flat battery, ``os._exit``),
+    the worker would otherwise live on as an orphan holding the app's stdout and stderr open."""
     import os
+    import threading
+    import time
 
     with contextlib.suppress(AttributeError, OSError):
         os.nice(10)
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="odds-parent-watch", daemon=True).start()
 
 
 def _warm() -> bool:

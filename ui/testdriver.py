@@ -13,6 +13,7 @@ Steps (``{"do": ..., ...}``):
 ``seconds`` ``key`` (worst frame interval); ``press_row`` ``id`` ``index`` (a RecycleView row);
 ``until`` ``path`` ``equals`` ``press`` [ids] (press the first enabled one until the value is reached);
 ``table`` ``button`` | ``dice`` (press an emulated table button / shake its tray);
+``dice_seed`` ``seed`` (the combat screen's app rolls become reproducible);
 ``quit``; ``crash`` (``os._exit`` at once, to test resuming).
 Widgets are found by their kv ``id`` in the visible tree (popups first, then the current screen).
 """
@@ -167,6 +168,8 @@ class Driver:
             self._press(self._row(step["id"], int(step.get("index", 0))), hold=0.0)
         elif kind == "until":
             return self._until(step, now)
+        elif kind == "dice_seed":
+            self.app.combat.reseed(step.get("seed"))
         elif kind == "quit":
             self._finish()
         elif kind == "table":
@@ -192,10 +195,11 @@ class Driver:
         """Press the first enabled widget of ``press`` (in order) until ``path`` equals ``equals``."""
         if self._check(step, raise_error=False):
             return False
+        # Only real presses count: frames spent waiting (a dice animation, a worker) must not use up
+        # ``max``, or the budget would depend on the frame rate of a loaded machine.
         count = self._loops.get(self.index, 0)
         if count >= int(step.get("max", 50)):
             raise AssertionError(f"{step['path']} never became {step.get('equals')!r} after {count} presses")
-        self._loops[self.index] = count + 1
         for name in step["press"]:
             try:
                 widget = self.find(name)
@@ -207,6 +211,8 @@ class Driver:
             if shot and shot not in self._shot_once:
                 self._shot_once.add(shot)
                 self._screenshot(shot)
+            self._loops[self.index] = count + 1
+            self.report.setdefault("presses", {}).setdefault(str(self.index), []).append(name)
             self._press(widget, hold=0.0)
             self.not_before = now + float(step.get("pause", 0.0))
             self.frames_since = 0

@@ -375,6 +375,7 @@ class CubeCell(TouchButton):
     row = NumericProperty(0)
     col = NumericProperty(0)
     grid_name = StringProperty("")
+    uncertain = BooleanProperty(False)  # a photo could not read this cell: shown as "?" until tapped
     cube_colours = ObjectProperty(CUBE_COLOURS)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,14 +27,41 @@ def photo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+@pytest.fixture(scope="module")
+def glared(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from vision.synth import STRONG_GLARE, render_board, write_rendered
+    from vision.template import load_template
+
+    path = tmp_path_factory.mktemp("glare") / "glare.png"
+    write_rendered(render_board(load_template(None, default_pack()), GEAR, seed=1, conditions=STRONG_GLARE), path)
+    return path
+
+
 def test_ui_read_gear_from_a_photo_file_and_folder(photo: Path) -> None:
-    grids = read_gear(str(photo), "symmetric", default_pack())
+    reading = read_gear(str(photo), "symmetric", default_pack())
+    assert reading.uncertain == frozenset() and reading.retake is None
+    grids = reading.certain_grids()
     assert set(grids) == set(GEAR)
     cells = sum(len(row) for rows in GEAR.values() for row in rows)
     wrong = sum(a != b for name in GEAR for want, got in zip(GEAR[name], grids[name], strict=True)
                 for a, b in zip(want, got, strict=True))
     assert wrong <= cells // 20, grids  # a clean photo reads (almost) exactly
-    assert read_gear(str(photo.parent), "symmetric", default_pack()) == grids  # the folder's newest photo
+    assert read_gear(str(photo.parent), "symmetric", default_pack()) == reading  # the folder's newest photo
+
+
+def test_ui_photo_cells_the_reader_is_unsure_of_stay_uncertain(glared: Path) -> None:
+    reading = read_gear(str(glared), "symmetric", default_pack())
+    assert reading.uncertain, "strong glare on the sandals leaves cells the reader cannot call"
+    assert reading.retake is not None and "glare" in reading.retake
+    certain = reading.certain_grids()
+    for grid, row, col in reading.uncertain:
+        assert reading.grids[grid][row][col] == "?"  # kept as read: unsure, not "empty"
+        assert certain[grid][row][col] == "."  # out of the gear until the player sets it
+    for grid, rows in reading.grids.items():  # every other cell is passed on as read
+        for r, row in enumerate(rows):
+            for c, ch in enumerate(row):
+                if (grid, r, c) not in reading.uncertain:
+                    assert ch != "?" and certain[grid][r][c] == ch
 
 
 def test_ui_photo_sources_that_cannot_work(tmp_path: Path, photo: Path) -> None:
@@ -45,3 +73,36 @@ def test_ui_photo_sources_that_cannot_work(tmp_path: Path, photo: Path) -> None:
         read_gear(str(tmp_path / "missing.png"), "symmetric", default_pack())
     os.utime(photo)
     assert newest_photo(photo.parent) == photo
+
+
+@pytest.mark.ui
+def test_ui_gear_editor_marks_unread_cells_until_tapped(run_app: Any, glared: Path) -> None:
+    reading = read_gear(str(glared), "symmetric", default_pack())
+    marked = sorted(f"{g}:{r}:{c}" for g, r, c in reading.uncertain)
+    first = sorted(reading.uncertain)[0]
+    cell_id = f"gear_{first[0]}_{first[1]}_{first[2]}"
+    steps = [{"do": "press", "id": "start_game"}, {"do": "wait_until", "path": "game.phase", "equals": "playing"},
+             {"do": "go", "screen": "gear"}, {"do": "press", "id": "gear_more"},
+             {"do": "text", "id": "gear_photo_source", "value": str(glared)}, {"do": "press", "id": "gear_photo"},
+             {"do": "wait_until", "path": "gear.photo_busy", "equals": False, "timeout": 30},
+             {"do": "read", "path": "gear.uncertain", "key": "marked"},
+             {"do": "read", "path": "gear.retake", "key": "retake"},
+             {"do": "read", "id": "gear_message", "key": "message"},
+             {"do": "read", "id": cell_id, "key": "cell_text"},
+             {"do": "read", "path": f"gear.grids.{first[0]}", "key": "before"},
+             {"do": "press", "id": "gear_paint_M"}, {"do": "press", "id": cell_id},
+             {"do": "read", "path": "gear.uncertain", "key": "after"},
+             {"do": "read", "id": cell_id, "key": "cell_text_after"},
+             {"do": "read", "path": f"gear.grids.{first[0]}", "key": "grid_after"},
+             {"do": "quit"}]
+    report = run_app(steps)
+    assert report["errors"] == []
+    reads = report["reads"]
+    assert reads["marked"] == marked
+    assert reads["retake"] == reading.retake
+    assert f"{len(marked)} cells marked ?" in reads["message"] and "glare" in reads["message"]
+    assert reads["cell_text"] == "?"
+    assert reads["before"][first[1]][first[2]] == "."  # not in the gear while unread
+    assert reads["after"] == [m for m in marked if m != ":".join(map(str, first))]
+    assert reads["cell_text_after"] == ""
+    assert reads["grid_after"][first[1]][first[2]] == "M"  # the player's tap sets it (not a toggle to empty)

@@ -25,7 +25,8 @@ class GearScreen(Screen):
         super().__init__(model=app.gear, **kwargs)
         self._shapes: dict[str, tuple[int, int]] = {}
         self._tabs: list[Any] = []
-        self.model.bind(grids=self._paint, player_names=self._rebuild_tabs, selected=self._rebuild_tabs)
+        self.model.bind(grids=self._paint, uncertain=self._paint, player_names=self._rebuild_tabs,
+                        selected=self._rebuild_tabs)
         app.theme.bind(touch=lambda *_: self._rebuild_grids())
         self._rebuild_tabs()
         self._rebuild_grids()
@@ -70,6 +71,7 @@ class GearScreen(Screen):
         self._paint()
 
     def _paint(self, *_: Any) -> None:
+        unsure = set(self.model.uncertain)
         for name in GRIDS:
             rows = self.model.grids.get(name, [])
             for r, row in enumerate(rows):
@@ -77,6 +79,7 @@ class GearScreen(Screen):
                     cell = self.ids.get(f"gear_{name}_{r}_{c}")
                     if cell is not None:
                         cell.cell = ch
+                        cell.uncertain = f"{name}:{r}:{c}" in unsure
 
     def open_more(self) -> None:
         GearMorePopup(model=self.model).open()

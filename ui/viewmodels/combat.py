@@ -1,19 +1,21 @@
 """A dragon fight at the table: setup, whose roll, the dragon's animated roll, helmet damage, odds.
 
-:class:`CombatModel` drives :mod:`companion.combat` (the rules) and :mod:`companion.odds` (exact odds
-after every step, computed in a worker process (:mod:`ui.oddsproc`) that a worker thread waits on;
-the screen shows a progress bar meanwhile and never waits). App rolls are seeded and, when a game is
-open, logged in the session as ``roll`` commands, so the game's log replays them; a defeated dragon
-is recorded with ``dragon_defeated`` (the VP). The fight in progress is saved to ``ui-fight.json``
-in the config dir after every step, so a restart brings it back.
+:class:`CombatModel` plays the fight through the game session's fight commands (``fight_start``,
+``fight_roll``, ``fight_helmet``, ``fight_retreat``, ``fight_cancel``; see
+:mod:`companion.fujikoro_game`), so every step is in the durable game log: a restart resumes the
+fight from the log, "Undo: <description>" takes steps back (the app's seeded rolls are undo
+barriers that need the held Undo; dice typed in or read by the tray undo normally) and the fight's
+VP and teeth reach the scores through the session. The fight shown is the session's
+``state["combat"]`` read back with :meth:`companion.combat.Fight.from_json`. Exact odds
+(:mod:`companion.odds`) are computed after every step in a worker process (:mod:`ui.oddsproc`) that
+a worker thread waits on; the screen shows a progress bar meanwhile and never waits.
 """
 
 from __future__ import annotations
 
-import json
-import os
 import random
 import time
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from kivy.clock import Clock
@@ -29,36 +31,23 @@ from kivy.properties import (
 
 from companion.combat import (
     DRAGON,
-    Combatant,
     CombatError,
     DragonStats,
     Fight,
     Mode,
     Outcome,
     Status,
-    WeaponRoll,
-    dragon_roll,
-    monk_throw,
-    retreat,
-    samurai_roll,
-    start_dragon_fight,
 )
 from companion.datapack import DataPack, parse_face
-from companion.dice import DiceRoll, DiceSource, from_faces, roll
+from companion.dice import DiceError, DiceRoll, DiceSource, from_faces, roll
 from companion.gear import absorb_options
-from store.overrides import config_dir
 from ui.oddsproc import OddsProcess
 from ui.tr import tr
 from ui.worker import Worker
 
-FIGHT_FILE = "ui-fight.json"
 MONK_CYCLE = (None, "wood", "metal", "tooth", "none")
 ANIMATION_SECONDS = 0.9
 ANIMATION_STEP = 1 / 30
-
-
-def _seed() -> int:
-    return random.SystemRandom().getrandbits(32)
 
 
 class CombatModel(EventDispatcher):  # type: ignore[misc]
@@ -82,10 +71,11 @@ class CombatModel(EventDispatcher):  # type: ignore[misc]
     log = ListProperty([])
     fighters = ListProperty([])  # [{"name", "status", "helmet", "teeth", "vp", "ko"}]
     rolling = BooleanProperty(False)
+    sending = BooleanProperty(False)  # a fight command is on its way to the session
     dice_text = StringProperty("")
     dice_faces = ListProperty([])  # the faces shown by the dice strip (animated while rolling)
     dice_total = StringProperty("")
-    pending = DictProperty({})  # name -> [option texts] while the dragon's damage waits to be applied
+    pending = DictProperty({})  # name -> [option texts] while a helmet removal may still be changed
     choices = DictProperty({})  # name -> chosen option index
     odds_busy = BooleanProperty(False)
     odds_progress = NumericProperty(0.0)
@@ -93,8 +83,8 @@ class CombatModel(EventDispatcher):  # type: ignore[misc]
     odds = DictProperty({})
     message = StringProperty("")
     can_retreat = ListProperty([])
-    recorded = BooleanProperty(False)
-    apply_ms = NumericProperty(0.0)  # how long applying the last dragon roll took on the UI thread
+    recorded = BooleanProperty(False)  # the fight is over and the session has scored it
+    apply_ms = NumericProperty(0.0)  # how long handling the last dragon roll took on the UI thread
 
     def __init__(self, game: Any, pack_model: Any, gear_source: Any, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -102,22 +92,32 @@ class CombatModel(EventDispatcher):  # type: ignore[misc]
         self._gear_source = gear_source
         self._worker = Worker("odds", settle=False)
         self._odds_process = OddsProcess()  # started by the first fight, not while the app opens
-        self._save_worker = Worker("fight-save")
-        self._history: list[Fight] = []
+        self._seeds: random.Random = random.SystemRandom()
         self._odds_generation = 0
         self._odds_started = 0.0
         self._progress_event: Any = None
         self._animation: Any = None
-        self._pending_roll: DiceRoll | None = None
         self._last_hits = 0
         self._pending_options: dict[str, list[Any]] = {}
+        self._combat_raw: Any = None  # the session's state["combat"] last shown
+        self._dismissed: Any = None  # an ended fight the table has put away ("New fight")
+        self._game_path: str | None = None
         self.pack = pack_model.pack
         pack_model.bind(pack=lambda _m, pack: setattr(self, "pack", pack))
-        game.bind(players=self._on_players, current_player=self._on_players)
+        game.bind(players=self._on_players, current_player=self._on_players, state=self._on_state)
+        game.bind(on_game_event=self._on_game_event)
         tr.bind(language=lambda *_: self._relanguage())
         self.dragon_id = next(iter(self.pack.dragons))
         self._on_players()
-        self._restore()
+        if game.state:
+            self._on_state(game, game.state)
+
+    def reseed(self, seed: int | None) -> None:
+        """Make the app's rolls reproducible from ``seed`` (None: fresh system randomness)."""
+        self._seeds = random.SystemRandom() if seed is None else random.Random(seed)
+
+    def _seed(self) -> int:
+        return self._seeds.getrandbits(32)
 
     # ---- setup ------------------------------------------------------------------------------
     def _on_players(self, *_: Any) -> None:
@@ -129,8 +129,11 @@ class CombatModel(EventDispatcher):  # type: ignore[misc]
             start = names.index(current)
             names = names[start:] + names[:start]  # the attacker, then the joiners from their left
         old = {p["name"]: p for p in self.participants}
+        if not self.participants or self.participants[0]["name"] != (names[0] if names else None):
+            old = {n: {"monk": p.get("monk")} for n, p in old.items()}  # a new attacker: only they fight at first
         self.participants = [
-            {"name": n, "joined": old.get(n, {}).get("joined", i == 0), "monk": old.get(n, {}).get("monk")}
+            {"name": n, "joined": i == 0 or bool(old.get(n, {}).get("joined", False)),
+             "monk": old.get(n, {}).get("monk")}
             for i, n in enumerate(names)
         ]
 
@@ -157,6 +160,10 @@ class CombatModel(EventDispatcher):  # type: ignore[misc]
             figure = self.pack.dragons[self.dragon_id]
             return DragonStats.from_figure(figure, self.pack, mode=mode, players=players,
                                            scenario=int(self._game.scenario))
+        return DragonStats(name=tr._("dragon"), colour=None, **self._typed_stats(), legendary=False, vp=0,
+                           coop_teeth=0)
+
+    def _typed_stats(self) -> dict[str, int]:
         try:
             initiative = int(self.custom_initiative)
             health = int(self.custom_health)
@@ -165,54 +172,126 @@ class CombatModel(EventDispatcher):  # type: ignore[misc]
             raise CombatError(tr._("Type whole numbers for the dragon's initiative, health and dice")) from None
         if health < 1 or dice < 1 or initiative < 0:
             raise CombatError(tr._("A dragon needs at least 1 health and 1 die"))
-        return DragonStats(name=tr._("dragon"), colour=None, initiative=initiative, health=health, dice=dice,
-                           legendary=health > 30, vp=0, coop_teeth=0)
+        return {"initiative": initiative, "health": health, "dice": dice}
 
     def start(self) -> None:
+        """``fight_start`` in the session: the chosen dragon, the joined samurai with their gear and monks."""
         joined = [p for p in self.participants if p["joined"]]
         if not joined:
             self.message = tr._("Choose at least one samurai to fight")
             return
         try:
-            dragon = self.dragon_stats()
-            samurai = [Combatant(name=p["name"], gear=self._gear_source.gear_of(p["name"]), heroic_monk=p["monk"])
-                       for p in joined]
-            mode = Mode.COOP if self._game.mode == "coop" else Mode.COMPETITIVE
-            fight = start_dragon_fight(dragon, samurai, self.pack, mode=mode,
-                                       joining_allowed=int(self._game.scenario) != 1)
-        except (CombatError, ValueError) as error:
+            dragon: Any = self.dragon_id
+            if self.custom:
+                dragon = {"name": tr._("dragon"), **self._typed_stats(), "legendary": int(self.custom_health) > 30}
+        except CombatError as error:
             self.message = str(error)
             return
-        self._history = []
-        self.recorded = False
+        samurai = []
+        for p in joined:
+            entry: dict[str, Any] = {"player": p["name"], "gear": self._gear_source.gear_of(p["name"]).to_json()}
+            if p["monk"] is not None:
+                entry["heroic_monk"] = p["monk"]
+            samurai.append(entry)
         self.message = ""
-        self.figure_id = "" if self.custom else self.dragon_id
-        self.max_health = fight.health
-        self._set_fight(fight)
+        self._send({"type": "fight_start", "dragon": dragon, "samurai": samurai})
 
-    # ---- fighting ---------------------------------------------------------------------------
-    def _set_fight(self, fight: Fight, *, remember: Fight | None = None) -> None:
-        if remember is not None:
-            self._history.append(remember)
+    # ---- the session's fight ----------------------------------------------------------------
+    def _send(self, command: Mapping[str, Any], then: Callable[[], None] | None = None) -> None:
+        """One fight command through the session (durable before ``then`` runs); errors become the message."""
+        if self._game.open_game is None or self._game.phase not in ("playing", "final"):
+            self.message = tr._("Start or resume a game first")
+            return
+        self.sending = True
+
+        def done() -> None:
+            self.sending = False
+            if then is not None:
+                then()
+
+        def failed(text: str) -> None:
+            self.sending = False
+            self.message = text
+
+        self._game.do(command, then=done, failed=failed)
+
+    def _on_state(self, _game: Any, state: Mapping[str, Any]) -> None:
+        raw = state.get("combat")
+        path = self._game.path
+        if path != self._game_path:
+            # A game just opened (or resumed after a restart): a fight it finished earlier stays put away.
+            self._game_path = path
+            self._combat_raw = None
+            if isinstance(raw, dict) and not raw.get("active"):
+                self._dismissed = raw
+        if raw == self._combat_raw:
+            return
+        self._combat_raw = raw
+        if not isinstance(raw, dict) or raw.get("cancelled") or raw == self._dismissed:
+            self._clear()
+            return
+        try:
+            fight = Fight.from_json(raw, self.pack)
+        except (KeyError, TypeError, ValueError) as error:
+            self.message = f"{type(error).__name__}: {error}"  # a log from an older app version
+            self._clear()
+            return
+        if raw.get("active"):
+            self._dismissed = None
+        elif self.pending:
+            self.pending = {}
+            self.choices = {}
+        self.max_health = int(raw.get("max_health") or fight.health or 1)
+        self.figure_id = str(raw.get("dragon_id") or "")
+        self.recorded = not raw.get("active")
         self.fight = fight
-        self.phase = "over" if fight.is_over else "fight"
-        self._refresh()
-        self._save()
+        self.phase = "fight" if raw.get("active") else "over"
+        self._refresh(raw)
         self._start_odds(fight)
-        if fight.is_over:
-            self._record_outcome(fight)
 
-    def _refresh(self) -> None:
+    def _clear(self) -> None:
+        was = self.phase
+        self.fight = None
+        self.phase = "setup"
+        self.pending = {}
+        self.choices = {}
+        self.odds = {}
+        self.odds_text = ""
+        self.log = []
+        self.whose = ""
+        self.whose_text = ""
+        self.can_retreat = []
+        self.recorded = False
+        self._odds_generation += 1
+        self._stop_progress()
+        if was != "setup":
+            self.dice_text = ""
+            self.dice_faces = []
+            self.dice_total = ""
+            self._on_players()
+
+    def _on_game_event(self, _game: Any, event: Any) -> None:
+        if event.kind != "fight_rolled":
+            return
+        try:
+            rolls = [DiceRoll.from_json(r) for r in event.payload.get("rolls", [])]
+        except DiceError:
+            return
+        if not self.rolling:
+            self._show_dice(rolls)
+
+    def _refresh(self, raw: Mapping[str, Any] | None = None) -> None:
         fight = self.fight
         if fight is None:
             self.whose_text = ""
             return
+        raw = raw if raw is not None else (self._combat_raw or {})
         dragon = fight.dragon
         self.dragon_name = dragon.name if dragon is not None else ""
         self.dragon_title = dragon_title(self.figure_id, self.pack) if self.figure_id else self.dragon_name
         self.health = max(0, fight.health)
         self.order = list(fight.order)
-        who = fight.whose_turn() or ""
+        who = str(raw.get("whose_turn") or "") if not fight.is_over else ""
         self.whose = who
         if fight.is_over:
             self.whose_text = {
@@ -237,20 +316,26 @@ class CombatModel(EventDispatcher):  # type: ignore[misc]
                 "vp": f.vp,
             })
         self.fighters = names
-        self.can_retreat = [f.name for f in fight.fighters if f.broke_this_turn and f.is_in]
+        self.can_retreat = [str(n) for n in raw.get("can_retreat") or []]
 
-    def roll_for_dragon(self) -> None:
-        """Animate the white dice, then roll (seeded) and show the helmet damage to apply."""
+    def _ready(self) -> Fight | None:
+        """The fight if it waits for a roll now (not animating, not sending, no removal open)."""
         fight = self.fight
-        if fight is None or fight.is_over or fight.whose_turn() != DRAGON or self.rolling or self.pending:
+        if fight is None or self.phase != "fight" or self.rolling or self.sending or self.pending:
+            return None
+        return fight
+
+    # ---- the dragon's roll ------------------------------------------------------------------
+    def roll_for_dragon(self) -> None:
+        """Animate the white dice, then the app's seeded roll goes to the session with the suggested removals."""
+        fight = self._ready()
+        if fight is None or self.whose != DRAGON:
             return
         assert fight.dragon is not None
         kinds = ["tooth"] * fight.dragon.dice
-        seed = _seed()
+        seed = self._seed()
         dice = roll(kinds, self.pack.dice, seed=seed)
-        self._log_roll({"type": "roll", "source": "app", "dice": kinds, "seed": seed,
-                        "purpose": f"The {fight.dragon.name}"})
-        self._animate(kinds, lambda: self._dragon_rolled(dice))
+        self._animate(kinds, lambda: self._dragon_rolled(dice, {"seed": seed}))
 
     def _animate(self, kinds: list[str], then: Any) -> None:
         self.rolling = True
@@ -269,20 +354,22 @@ class CombatModel(EventDispatcher):  # type: ignore[misc]
 
         self._animation = Clock.schedule_interval(step, ANIMATION_STEP)
 
-    def _dragon_rolled(self, dice: DiceRoll) -> None:
+    def _dragon_rolled(self, dice: DiceRoll, command: dict[str, Any]) -> None:
         started = time.perf_counter()
         try:
-            self._dragon_rolled_now(dice)
+            self._dragon_rolled_now(dice, command)
         finally:
             self.apply_ms = (time.perf_counter() - started) * 1000
 
-    def _dragon_rolled_now(self, dice: DiceRoll) -> None:
+    def _dragon_rolled_now(self, dice: DiceRoll, command: dict[str, Any]) -> None:
+        """Send the dragon's roll with each samurai's suggested removal; alternatives stay open afterwards."""
         fight = self.fight
         assert fight is not None
         self._show_dice([dice])
-        self._pending_roll = dice
         options: dict[str, list[Any]] = {}
         texts: dict[str, list[str]] = {}
+        removals: dict[str, list[list[int]]] = {}
+        magic: list[str] = []
         if dice.hits > 0:
             for f in fight.fighters:
                 if not f.is_in:
@@ -290,15 +377,41 @@ class CombatModel(EventDispatcher):  # type: ignore[misc]
                 helmet = f.gear.cubes("helmet")
                 found = absorb_options(helmet, dice.hits, self.pack, magic="helmet" in f.gear.magic,
                                        blueprint=f.blueprints.get("helmet"))[:3]
-                options[f.name] = found
-                texts[f.name] = [o.describe(helmet) if o.absorbed >= dice.hits else tr._("knocked out")
-                                 for o in found]
-        self._pending_options = options
-        if not any(len(v) > 1 for v in options.values()):
-            self._apply_dragon(dice, {})  # nothing to choose: apply at once
-            return
-        self.choices = {name: 0 for name in options}
-        self.pending = texts
+                if not found or found[0].absorbed < dice.hits:
+                    continue  # knocked out whatever is removed
+                removals[f.name] = [list(c) for c in sorted(found[0].cells)]
+                if found[0].magic_used:
+                    magic.append(f.name)
+                if len(found) > 1:
+                    options[f.name] = found
+                    texts[f.name] = [o.describe(helmet) if o.absorbed >= dice.hits else tr._("knocked out")
+                                     for o in found]
+
+        def sent() -> None:
+            raw = self._combat_raw or {}
+            if options and raw.get("helmet_choice_open"):
+                self._pending_options = options
+                self.choices = {name: 0 for name in options}
+                self.pending = texts
+
+        self._send({"type": "fight_roll", "who": DRAGON, **command, "removals": removals, "magic": magic}, sent)
+
+    def choose_removal(self, name: str, index: int) -> None:
+        choices = dict(self.choices)
+        choices[name] = index
+        self.choices = choices
+
+    def apply_damage(self) -> None:
+        """Each samurai who chose another helmet removal than the suggested one: ``fight_helmet``."""
+        changed = {name: index for name, index in self.choices.items() if index}
+        options = self._pending_options
+        self.pending = {}
+        self.choices = {}
+        self._pending_options = {}
+        for name, index in changed.items():
+            option = options[name][index]
+            self._send({"type": "fight_helmet", "player": name, "cells": [list(c) for c in sorted(option.cells)],
+                        "magic": bool(option.magic_used)})
 
     def _relanguage(self) -> None:
         self._refresh()
@@ -313,78 +426,26 @@ class CombatModel(EventDispatcher):  # type: ignore[misc]
         self.dice_total = tr.f("{n} hits", n=hits)
         self.dice_text = "  ".join(self.dice_faces) + "  = " + self.dice_total
 
-    def choose_removal(self, name: str, index: int) -> None:
-        choices = dict(self.choices)
-        choices[name] = index
-        self.choices = choices
-
-    def apply_damage(self) -> None:
-        dice = self._pending_roll
-        if dice is None:
-            return
-        removals = {}
-        magic = []
-        for name, index in self.choices.items():
-            option = self._pending_options[name][index]
-            removals[name] = option.cells
-            if option.magic_used:
-                magic.append(name)
-        self._apply_dragon(dice, removals, magic)
-
-    def _apply_dragon(self, dice: DiceRoll, removals: dict[str, Any], magic: list[str] | None = None) -> None:
-        fight = self.fight
-        assert fight is not None
-        self.pending = {}
-        self.choices = {}
-        self._pending_roll = None
-        try:
-            new = dragon_roll(fight, dice, self.pack, removals=removals or None, use_magic=magic or ())
-        except CombatError as error:
-            self.message = str(error)
-            return
-        self._set_fight(new, remember=fight)
-
+    # ---- the samurai's and the monks' rolls -------------------------------------------------
     def roll_for_samurai(self) -> None:
-        """The app rolls for whoever acts (a samurai or a heroic monk), seeded and logged."""
-        fight = self.fight
-        if fight is None or fight.is_over or self.rolling or self.pending:
+        """The app rolls for whoever acts (a samurai or a heroic monk): a seeded ``fight_roll``."""
+        fight = self._ready()
+        if fight is None:
             return
-        who = fight.whose_turn() or ""
+        who = self.whose
         if who == DRAGON:
             self.roll_for_dragon()
             return
-        seed = _seed()
-        rolled: list[DiceRoll] = []
-        try:
-            if who.startswith("monk:"):
-                name = who.removeprefix("monk:")
-                kind = str(fight.fighter(name).heroic_monk)
-                throw = roll([kind], self.pack.dice, seed=seed)
-                rolled.append(throw)
-                self._log_roll({"type": "roll", "source": "app", "dice": [kind], "seed": seed,
-                                "purpose": f"{name}'s Heroic Monk"})
-                new = monk_throw(fight, name, throw)
-            else:
-                rolls = []
-                for i, (hand, kinds) in enumerate(fight.dice_to_roll(who, self.pack)):
-                    s = (seed + i) & 0xFFFFFFFF
-                    dice = roll(kinds, self.pack.dice, seed=s)
-                    rolled.append(dice)
-                    rolls.append(WeaponRoll(hand, dice))
-                    self._log_roll({"type": "roll", "source": "app", "dice": kinds, "seed": s, "purpose": who})
-                new = samurai_roll(fight, who, rolls, self.pack)
-        except CombatError as error:
-            self.message = str(error)
+        if not who:
             return
-        self._show_dice(rolled)
-        self._set_fight(new, remember=fight)
+        self._send({"type": "fight_roll", "who": who, "seed": self._seed()})
 
     def dice_for_entry(self) -> list[tuple[str, str, list[str]]]:
         """(weapon or "dragon"/"monk", die kind, its distinct faces) for each die to type in."""
         fight = self.fight
-        if fight is None or fight.is_over:
+        if fight is None or fight.is_over or self.phase != "fight":
             return []
-        who = fight.whose_turn() or ""
+        who = self.whose
         rows: list[tuple[str, str, list[str]]] = []
 
         def faces(kind: str) -> list[str]:
@@ -396,39 +457,35 @@ class CombatModel(EventDispatcher):  # type: ignore[misc]
         elif who.startswith("monk:"):
             kind = str(fight.fighter(who.removeprefix("monk:")).heroic_monk)
             rows = [("monk", kind, faces(kind))]
-        else:
+        elif who:
             for hand, kinds in fight.dice_to_roll(who, self.pack):
                 rows += [(hand, kind, faces(kind)) for kind in kinds]
         return rows
 
     def enter_dice(self, entries: list[tuple[str, str, str]], source: DiceSource = DiceSource.HAND) -> None:
-        """Apply dice read off the table: (weapon or "dragon"/"monk", kind, face) per die."""
-        fight = self.fight
-        if fight is None or fight.is_over:
+        """Dice read off the table: (weapon or "dragon"/"monk", kind, face) per die, as a typed ``fight_roll``."""
+        fight = self._ready()
+        if fight is None:
             return
-        who = fight.whose_turn() or ""
-        try:
-            by_hand: dict[str, list[tuple[str, Any]]] = {}
-            for hand, kind, face in entries:
-                value: int | str = int(face) if face.isdigit() else face
-                by_hand.setdefault(hand, []).append((kind, parse_face(f"{kind} die", value)))
-            for pairs in by_hand.values():
-                self._log_roll({"type": "roll", "source": source.value,
-                                "faces": [[k, str(f)] for k, f in pairs], "purpose": who})
-            if who == DRAGON:
-                dice = from_faces(by_hand.get("dragon", []), self.pack.dice, source)
-                self._dragon_rolled(dice)
+        who = self.whose
+        by_hand: dict[str, list[list[Any]]] = {}
+        for hand, kind, face in entries:
+            by_hand.setdefault(hand, []).append([kind, int(face) if face.isdigit() else face])
+        if who == DRAGON:
+            pairs = by_hand.get("dragon", [])
+            try:
+                dice = from_faces([(k, parse_face(f"{k} die", f)) for k, f in pairs], self.pack.dice, source)
+            except ValueError as error:
+                self.message = str(error)
                 return
-            if who.startswith("monk:"):
-                dice = from_faces(by_hand.get("monk", []), self.pack.dice, source)
-                new = monk_throw(fight, who.removeprefix("monk:"), dice)
-            else:
-                rolls = [WeaponRoll(hand, from_faces(pairs, self.pack.dice, source)) for hand, pairs in by_hand.items()]
-                new = samurai_roll(fight, who, rolls, self.pack)
-        except (CombatError, ValueError) as error:
-            self.message = str(error)
+            self._dragon_rolled(dice, {"dice": pairs, "source": source.value})
             return
-        self._set_fight(new, remember=fight)
+        command: dict[str, Any] = {"type": "fight_roll", "who": who, "source": source.value}
+        if who.startswith("monk:"):
+            command["dice"] = by_hand.get("monk", [])
+        else:
+            command["weapons"] = [{"hand": hand, "dice": dice} for hand, dice in by_hand.items()]
+        self._send(command)
 
     def tray_roll(self, dice: DiceRoll) -> None:
         """Dice reported by the table's dice tray, matched to the dice this turn needs by kind."""
@@ -449,58 +506,31 @@ class CombatModel(EventDispatcher):  # type: ignore[misc]
         self.enter_dice(entries, source=DiceSource.TRAY)
 
     def retreat(self, name: str) -> None:
-        fight = self.fight
-        if fight is None:
+        if self.fight is None or self.phase != "fight" or self.sending:
             return
-        try:
-            new = retreat(fight, name, self.pack)
-        except CombatError as error:
-            self.message = str(error)
-            return
-        self._set_fight(new, remember=fight)
+        self._send({"type": "fight_retreat", "player": name})
 
-    def undo_step(self) -> None:
-        """Take back the last fight step (the session's undo barrier still guards its app rolls)."""
+    def undo_step(self, force: bool = False) -> None:
+        """Close an open removal choice, else the session's undo (an app roll needs ``force``: the held button)."""
         if self.pending:
             self.pending = {}
             self.choices = {}
-            self._pending_roll = None
+            self._pending_options = {}
             return
-        if self._history:
-            self._set_fight(self._history.pop())
+        self._game.undo(force=force)
+        if self._game.error:
+            self.message = self._game.error
 
     def close(self) -> None:
         self._odds_process.close()
 
     def end_fight(self) -> None:
-        self.fight = None
-        self.phase = "setup"
-        self.pending = {}
-        self.odds = {}
-        self.odds_text = ""
-        self.log = []
-        self.dice_text = ""
-        self.dice_faces = []
-        self.dice_total = ""
-        self._history = []
-        self._odds_generation += 1
-        self._save()
-        self._on_players()
-
-    # ---- the session ------------------------------------------------------------------------
-    def _log_roll(self, command: dict[str, Any]) -> None:
-        if self._game.open_game is not None and self._game.phase in ("playing", "final"):
-            self._game.do(command)
-
-    def _record_outcome(self, fight: Fight) -> None:
-        if self.recorded or fight.outcome is not Outcome.DRAGON_DEFEATED or fight.dragon is None:
+        """"New fight" puts an ended fight away; "Stop the fight" abandons a running one (``fight_cancel``)."""
+        if self.phase == "fight":
+            self._send({"type": "fight_cancel", "reason": "stopped on the tablet"})
             return
-        if self._game.open_game is None or not self.figure_id or self._game.phase not in ("playing", "final"):
-            return
-        winners = [f.name for f in fight.fighters if f.is_in]
-        self.recorded = True
-        self._game.do({"type": "dragon_defeated", "dragon": self.figure_id, "players": winners,
-                       "final_blow": winners[-1] if len(winners) == 1 else None})
+        self._dismissed = self._combat_raw
+        self._clear()
 
     # ---- odds -------------------------------------------------------------------------------
     def _start_odds(self, fight: Fight) -> None:
@@ -549,38 +579,6 @@ class CombatModel(EventDispatcher):  # type: ignore[misc]
             vp = odds["expected_vp"].get(name, 0.0)
             lines.append(tr.f("{name}: knocked out {p:.0%}, expected VP {vp:.1f}", name=name, p=p, vp=vp))
         self.odds_text = "\n".join(lines)
-
-    # ---- saving -----------------------------------------------------------------------------
-    def _save(self) -> None:
-        fight = self.fight
-        data = {"game": self._game.path, "fight": fight.to_json() if fight is not None else None,
-                "max_health": self.max_health, "custom": self.custom, "figure": self.figure_id}
-        file = config_dir() / FIGHT_FILE
-
-        def write() -> None:
-            file.parent.mkdir(parents=True, exist_ok=True)
-            tmp = file.with_name(file.name + ".tmp")
-            tmp.write_text(json.dumps(data), encoding="utf-8")
-            os.replace(tmp, file)
-
-        self._save_worker.submit(write)
-
-    def _restore(self) -> None:
-        try:
-            data = json.loads((config_dir() / FIGHT_FILE).read_text(encoding="utf-8"))
-            if not data.get("fight"):
-                return
-            fight = Fight.from_json(data["fight"], self.pack)
-        except (OSError, ValueError, KeyError, TypeError):
-            return
-        self.max_health = int(data.get("max_health") or fight.health or 1)
-        self.custom = bool(data.get("custom"))
-        self.figure_id = str(data.get("figure") or "")
-        self.recorded = fight.is_over
-        self.fight = fight
-        self.phase = "over" if fight.is_over else "fight"
-        self._refresh()
-        self._start_odds(fight)
 
 
 def dragon_title(dragon_id: str, pack: DataPack) -> str:

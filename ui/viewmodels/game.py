@@ -91,10 +91,14 @@ class GameModel(EventDispatcher):  # type: ignore[misc]
         self.dispatch("on_opened")
 
     # ---- commands ---------------------------------------------------------------------------
-    def do(self, command: Mapping[str, Any], then: Callable[[], None] | None = None) -> None:
+    def do(self, command: Mapping[str, Any], then: Callable[[], None] | None = None,
+           failed: Callable[[str], None] | None = None) -> None:
+        """Run ``command`` on the worker; ``then`` after its state is applied, ``failed`` with the error text."""
         game = self.open_game
         if game is None:
             self.error = tr._("Start or resume a game first")
+            if failed is not None:
+                failed(self.error)
             return
 
         def done(snapshot: session_port.Snapshot) -> None:
@@ -102,7 +106,7 @@ class GameModel(EventDispatcher):  # type: ignore[misc]
             if then is not None:
                 then()
 
-        self._run(lambda: game.do(dict(command)), done)
+        self._run(lambda: game.do(dict(command)), done, on_error=failed)
 
     def undo(self, force: bool = False) -> None:
         game = self.open_game
@@ -119,7 +123,8 @@ class GameModel(EventDispatcher):  # type: ignore[misc]
         if game is not None:
             self._run(game.redo, self._apply)
 
-    def _run(self, job: Callable[[], Any], done: Callable[[Any], None], *, quiet_missing: bool = False) -> None:
+    def _run(self, job: Callable[[], Any], done: Callable[[Any], None], *, quiet_missing: bool = False,
+             on_error: Callable[[str], None] | None = None) -> None:
         self.busy = True
         self.error = ""
 
@@ -132,6 +137,8 @@ class GameModel(EventDispatcher):  # type: ignore[misc]
             if quiet_missing and isinstance(error, FileNotFoundError):
                 return
             self.error = str(error) if isinstance(error, ValueError) else f"{type(error).__name__}: {error}"
+            if on_error is not None:
+                on_error(self.error)
 
         self._worker.submit(job, finished, failed)
 

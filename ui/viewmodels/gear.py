@@ -54,12 +54,15 @@ class GearModel(EventDispatcher):  # type: ignore[misc]
     magic = ListProperty([])
     message = StringProperty("")
     photo_busy = BooleanProperty(False)
+    uncertain = ListProperty([])  # "grid:row:col" of the selected player's cells a photo could not read
+    retake = StringProperty("")  # the photo reader's advice to retake the photo, "" when it was good
     game_path = StringProperty("")
 
     def __init__(self, game: Any, pack_model: Any, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._game = game
         self._gears: dict[str, Gear] = {}
+        self._uncertain: dict[str, set[tuple[str, int, int]]] = {}  # per player, until each cell is tapped
         self._boards: dict[str, str] = {}
         self._worker = Worker("gear")
         self.pack = pack_model.pack
@@ -72,6 +75,7 @@ class GearModel(EventDispatcher):  # type: ignore[misc]
     def _on_game(self, _game: Any, path: str) -> None:
         self.game_path = path
         self._gears = {}
+        self._uncertain = {}
         self._load_saved(path)
         self._on_players(self._game, self._game.players)
 
@@ -108,6 +112,7 @@ class GearModel(EventDispatcher):  # type: ignore[misc]
         index = max(0, min(index, len(self.player_names) - 1))
         self.selected = index
         self.gear = self.gear_of(self.player_names[index])
+        self._show_uncertain()
         self._refresh()
 
     # ---- editing ----------------------------------------------------------------------------
@@ -120,11 +125,25 @@ class GearModel(EventDispatcher):  # type: ignore[misc]
         while len(cells) < rows:
             cells.append(["."] * cols)
         current = cells[row][col]
-        cells[row][col] = "." if current == self.paint else self.paint
+        unsure = self._uncertain.get(self.player_names[self.selected], set())
+        if (grid, row, col) in unsure:
+            # The player has looked at a cell the photo could not read: it now holds what they chose.
+            unsure.discard((grid, row, col))
+            cells[row][col] = self.paint
+            self._show_uncertain()
+        else:
+            cells[row][col] = "." if current == self.paint else self.paint
         self._set(replace(gear, **{grid: tuple("".join(r) for r in cells)}))
+
+    def _show_uncertain(self) -> None:
+        names = self.player_names
+        unsure = self._uncertain.get(names[self.selected], set()) if names else set()
+        self.uncertain = sorted(f"{g}:{r}:{c}" for g, r, c in unsure)
 
     def clear(self) -> None:
         gear = self.gear
+        self._uncertain.pop(self.player_names[self.selected], None)
+        self._show_uncertain()
         self._set(empty_gear(gear.board, self.pack))
 
     def toggle_weapon_monk(self) -> None:
@@ -241,11 +260,25 @@ class GearModel(EventDispatcher):  # type: ignore[misc]
         self.photo_busy = True
         self.message = tr._("Reading the photo...")
         board = self.gear.board if self.gear is not None else "symmetric"
+        name = self.player_names[self.selected]
 
-        def done(grids: dict[str, list[str]]) -> None:
+        def done(reading: photos.PhotoGear) -> None:
             self.photo_busy = False
-            self.set_grids(grids)
-            self.message = tr._("Read from the photo: check the grids and fix any cube")
+            if self.player_names[self.selected] != name:
+                self._select(self.player_names.index(name) if name in self.player_names else 0)
+            self.set_grids(reading.certain_grids())
+            self._uncertain[name] = set(reading.uncertain)
+            self._show_uncertain()
+            self.retake = reading.retake or ""
+            if reading.uncertain:
+                # Left out of the gear until tapped: an unread cell is not a confident "empty".
+                message = tr.f("Read from the photo: {n} cells marked ? could not be read; tap each to set it",
+                               n=len(reading.uncertain))
+            else:
+                message = tr._("Read from the photo: check the grids and fix any cube")
+            if reading.retake:
+                message += "\n" + tr.f("Retake the photo: {reason}", reason=reading.retake)
+            self.message = message
 
         def failed(error: BaseException) -> None:
             self.photo_busy = False
