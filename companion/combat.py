@@ -25,14 +25,11 @@ from companion.gear import (
     GearError,
     Weapon,
     absorb_options,
-    apply_break,
     break_options,
     check_weapons,
     contains,
     forced_removals,
     gear_from_json,
-    grid_cubes,
-    initiative,
     inspect,
     pattern_cubes,
     sandals_weapon,
@@ -568,7 +565,7 @@ def _hit_samurai(fight: Fight, name: str, hits: int, choice: Mapping[str, Any], 
         winner = _opponent(fight, name)
         fight = replace(fight, outcome=Outcome.SAMURAI_WON, winner=winner,
                         log=fight.log + (f"{winner} wins and may steal one item from {name}'s backpack.",))
-        fight = _finish(fight, pack)
+        fight = _finish(fight)
     return fight
 
 
@@ -602,7 +599,7 @@ def surrender(fight: Fight, name: str, pack: DataPack) -> Fight:
     fight = _replace_fighter(fight, replace(fighter, status=Status.SURRENDERED, broke_this_turn=False))
     fight = replace(fight, outcome=Outcome.SAMURAI_WON, winner=winner,
                     log=fight.log + (f"{name} surrenders; {winner} may steal one item from their backpack.",))
-    return _finish(fight, pack)
+    return _finish(fight)
 
 
 def _opponent(fight: Fight, name: str) -> str:
@@ -659,17 +656,17 @@ def _check_dragon_defeated(fight: Fight) -> Fight:
                 f"{dragon.vp} VP and a dragon tooth.")
     fight = replace(fight, health=0, fighters=fighters, teeth_pool=pool, outcome=Outcome.DRAGON_DEFEATED,
                     log=fight.log + (line,))
-    return _finish(fight, None)
+    return _finish(fight)
 
 
 def _check_samurai_lost(fight: Fight) -> Fight:
     if fight.is_over or fight.dragon is None or any(f.is_in for f in fight.fighters):
         return fight
     line = f"Every samurai is out; the {fight.dragon.name} heals fully."
-    return _finish(replace(fight, outcome=Outcome.SAMURAI_LOST, log=fight.log + (line,)), None)
+    return _finish(replace(fight, outcome=Outcome.SAMURAI_LOST, log=fight.log + (line,)))
 
 
-def _finish(fight: Fight, pack: DataPack | None) -> Fight:
+def _finish(fight: Fight) -> Fight:
     """After the fight: magic comes back to gear that still matches its blueprint (EN p.9)."""
     fighters = []
     for f in fight.fighters:
@@ -681,18 +678,11 @@ def _finish(fight: Fight, pack: DataPack | None) -> Fight:
             has_magic = bool(gear.magic & ({kind} if kind != "weapon" else WEAPON_MAGIC))
             if has_magic:
                 continue
-            cubes = gear.cubes(kind) if kind != "weapon" else _plane_without_spec(gear)
+            cubes = gear.cubes(kind) if kind != "weapon" else gear.weapon_plane()
             if cubes and contains(cubes, pattern_cubes(pattern)):
                 gear = replace(gear, magic=gear.magic | {kind})
         fighters.append(replace(f, gear=gear, broke_this_turn=False))
     return replace(fight, fighters=tuple(fighters))
-
-
-def _plane_without_spec(gear: Gear) -> dict[Cell, Material]:
-    left = grid_cubes(gear.weapon_left)
-    offset = len(gear.weapon_left[0]) if gear.weapon_left else 0
-    left.update({(r, c + offset): m for (r, c), m in grid_cubes(gear.weapon_right).items()})
-    return left
 
 
 # --------------------------------------------------------------------------------------------
@@ -738,13 +728,8 @@ def combatant_from_json(data: Mapping[str, Any], pack: DataPack) -> Combatant:
                      blueprints={str(k): tuple(v) for k, v in blueprints.items()})
 
 
-def initiative_of(gear: Gear, pack: DataPack) -> int:
-    return initiative(check_weapons(gear.weapon_plane(pack.board(gear.board)), pack.board(gear.board), gear.monks,
-                                    gear.magic), pack)
-
-
 __all__ = [
     "DRAGON", "CombatError", "Combatant", "DragonStats", "Fight", "Fighter", "Mode", "Outcome", "Status",
-    "WeaponRoll", "apply_break", "combatant_from_json", "dragon_roll", "monk_throw", "retreat", "roll_for_turn",
+    "WeaponRoll", "combatant_from_json", "dragon_roll", "monk_throw", "retreat", "roll_for_turn",
     "samurai_roll", "start_dragon_fight", "start_samurai_fight", "surrender",
 ]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
@@ -56,10 +56,17 @@ class Gear:
     def cubes(self, name: str) -> dict[Cell, Material]:
         return grid_cubes(self.grid(name))
 
-    def weapon_plane(self, spec: BoardSpec) -> dict[Cell, Material]:
-        """Both weapon grids as one plane: the right grid's columns follow the left grid's."""
+    def weapon_plane(self, spec: BoardSpec | None = None) -> dict[Cell, Material]:
+        """Both weapon grids as one plane: the right grid's columns follow the left grid's.
+
+        Without ``spec`` the left grid's own width is used (grids read by :func:`gear_from_json`
+        are always padded to the board's size).
+        """
         plane = grid_cubes(self.weapon_left)
-        offset = spec.weapon_left_grid[1]
+        if spec is not None:
+            offset = spec.weapon_left_grid[1]
+        else:
+            offset = len(self.weapon_left[0]) if self.weapon_left else 0
         for (r, c), material in grid_cubes(self.weapon_right).items():
             plane[(r, c + offset)] = material
         return plane
@@ -696,10 +703,6 @@ def apply_break(gear: Gear, material: Material, pack: DataPack, *, within: Itera
     options = break_options(gear, material, pack, within=within, blueprint=blueprint)
     return options[0].gear if options else gear
 
-
-def iter_grid_cells(spec: BoardSpec, name: str) -> Iterator[Cell]:
-    rows, cols = grid_shape(spec, name)
-    return ((r, c) for r in range(rows) for c in range(cols))
 
 
 # --------------------------------------------------------------------------------------------

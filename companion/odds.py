@@ -35,8 +35,8 @@ from companion.combat import (
     roll_for_turn,
     usable_sandals_weapon,
 )
-from companion.datapack import DataPack, Die, Material
-from companion.gear import Gear, absorb_options, apply_break, check_weapons, strength
+from companion.datapack import DataPack, Die
+from companion.gear import Gear, absorb_options, apply_break, check_weapons
 
 Vector = tuple[float, ...]  # (p_defeated, p_ko per samurai..., p_defeated_and_standing per samurai...)
 
@@ -519,8 +519,4 @@ def monte_carlo(fight: Fight, pack: DataPack, *, fights: int, seed: int = 0,
     )
 
 
-def helmet_strength(gear: Gear, pack: DataPack) -> int:
-    return strength(gear.cubes("helmet"), pack, magic="helmet" in gear.magic)
-
-
-__all__ = ["Odds", "OddsError", "dice_distribution", "exact_odds", "monte_carlo", "Material"]
+__all__ = ["Odds", "OddsError", "dice_distribution", "exact_odds", "monte_carlo"]
