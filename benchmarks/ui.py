@@ -138,6 +138,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", action="append", help="window size (repeatable); default 1280x800 and 800x480")
     parser.add_argument("--rolls", type=int, default=5)
+    parser.add_argument("--slow-frames", type=float, default=None, metavar="MS",
+                        help="also list every frame longer than MS, with its time since the press")
     parser.add_argument("--hardware", default="", help='table setting: "" = the emulated table (default), "none"')
     args = parser.parse_args(argv)
     for size in args.size or ["1280x800", "800x480"]:
@@ -157,6 +159,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{label}: dragon roll animation, {len(rolls)} rolls, {frames} frames: worst frame {worst:.1f} ms "
               f"(target <= {FRAME_TARGET_MS:.0f} ms: {'ok' if worst <= FRAME_TARGET_MS else 'MISSED'}); "
               f"worst per roll: {per_roll} ms; median frame {medians[len(medians) // 2]:.1f} ms")
+        if args.slow_frames is not None:
+            for k, r in enumerate(rolls):
+                slow = [f"{at:.0f}:{ms:.0f}" for at, ms in r.get("series", []) if ms > args.slow_frames]
+                print(f"  roll {k}: frames over {args.slow_frames:.0f} ms (ms after the press: length): "
+                      f"{' '.join(slow) or 'none'}")
         floor_median, floor_worst = report["baseline"]
         print(f"{label}: renderer floor (an empty Kivy window redrawing a label every frame): median "
               f"{floor_median:.1f} ms, worst {floor_worst:.1f} ms; load average {os.getloadavg()[0]:.1f} "

@@ -35,7 +35,7 @@ def compute(fight_json: Mapping[str, Any], pack_raw: Mapping[str, Any], pack_key
 
 
 def _lower_priority() -> None:
-    """The odds may take seconds of CPU: let the UI process (and the software renderer) go first.
+    """The odds may take seconds of CPU: the UI process (and the software renderer) always goes first.
 
     Also watches the app: if it dies without closing the pool (a crash, a flat battery, ``os._exit``),
     the worker would otherwise live on as an orphan holding the app's stdout and stderr open."""
@@ -43,8 +43,13 @@ def _lower_priority() -> None:
     import threading
     import time
 
-    with contextlib.suppress(AttributeError, OSError):
-        os.nice(10)
+    # SCHED_IDLE: the odds run only on a core nobody else wants, so the renderer (Mesa's software
+    # rasteriser on a Pi or under Xvfb) never waits for them; plain nice where Linux's policy is missing.
+    try:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    except (AttributeError, OSError):
+        with contextlib.suppress(AttributeError, OSError):
+            os.nice(19)
     parent = os.getppid()
 
     def watch() -> None:

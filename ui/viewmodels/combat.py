@@ -48,6 +48,8 @@ from ui.worker import Worker
 MONK_CYCLE = (None, "wood", "metal", "tooth", "none")
 ANIMATION_SECONDS = 0.9
 ANIMATION_STEP = 1 / 30
+ODDS_DELAY = 0.08  # s after a fight step before its odds start (a frame or two; quick taps coalesce)
+PROGRESS_AFTER = 0.3  # s of computing before the odds card shows its progress bar and "Computing..."
 
 
 class CombatModel(EventDispatcher):  # type: ignore[misc]
@@ -78,6 +80,7 @@ class CombatModel(EventDispatcher):  # type: ignore[misc]
     pending = DictProperty({})  # name -> [option texts] while a helmet removal may still be changed
     choices = DictProperty({})  # name -> chosen option index
     odds_busy = BooleanProperty(False)
+    odds_slow = BooleanProperty(False)  # computing for longer than PROGRESS_AFTER: the progress bar shows
     odds_progress = NumericProperty(0.0)
     odds_text = StringProperty("")
     odds = DictProperty({})
@@ -563,16 +566,26 @@ class CombatModel(EventDispatcher):  # type: ignore[misc]
             self._odds_lines()
 
         fight_json = fight.to_json()
-        self._worker.submit(lambda: self._odds_process.run(fight_json, pack.raw, id(pack)), done)
+
+        def submit(_dt: float) -> None:
+            if generation == self._odds_generation:  # steps tapped in quick succession: only the last counts
+                self._worker.submit(lambda: self._odds_process.run(fight_json, pack.raw, id(pack)), done)
+
+        # Not in the frame that shows the new state: that frame is the busiest, the odds can wait for it.
+        Clock.schedule_once(submit, ODDS_DELAY)
 
     def _tick_progress(self, _dt: float) -> None:
         elapsed = time.perf_counter() - self._odds_started
+        if elapsed < PROGRESS_AFTER:
+            return  # most odds arrive sooner: no progress bar flashing up, no redraw for it
+        self.odds_slow = True
         self.odds_progress = min(0.95, 1 - 1 / (1 + elapsed * 2))  # keeps moving, never claims to be done
         if not self.odds_text.startswith(tr._("Computing the odds...")):
             self.odds_text = tr._("Computing the odds...")  # set once: re-fitting text every tick costs frames
 
     def _stop_progress(self) -> None:
         self.odds_busy = False
+        self.odds_slow = False
         self.odds_progress = 1.0
         if self._progress_event is not None:
             self._progress_event.cancel()
