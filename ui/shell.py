@@ -26,6 +26,7 @@ from ui import settings as settings_store
 from ui import widgets  # noqa: F401 - registers the shared widgets with the kv Factory
 from ui.app import LAUNCHED_AT, AppOptions
 from ui.screens import SCREENS, screen_class
+from ui.sounds import SoundBoard
 from ui.theme import Theme
 from ui.tr import tr
 from ui.viewmodels.convention import ConventionModel
@@ -74,6 +75,7 @@ class FujiKoroApp(App):
     current_screen = StringProperty("start")
     first_frame_at = ObjectProperty(None, allownone=True)
     ready = BooleanProperty(False)
+    sound_problem = StringProperty("")  # why sounds cannot play here ("" when they can)
 
     def __init__(self, options: AppOptions | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -94,6 +96,8 @@ class FujiKoroApp(App):
         self.errors: list[str] = []
         ExceptionManager.add_handler(KeepRunning(self))
         self.first_frame_wall = 0.0
+        self.sounds = SoundBoard(enabled=lambda: self.settings.sounds)
+        self._event_burst: list[Any] = []
 
     # ---- building ---------------------------------------------------------------------------
     def build(self) -> AppRoot:
@@ -133,6 +137,9 @@ class FujiKoroApp(App):
         self.status.initial_state = self._state_event
         self.status.bind(on_device_event=self._on_device_event)
         self.game.bind(on_game_event=lambda _m, event: self.status.forward(event))
+        self.game.bind(on_game_event=self._on_game_event_sound)
+        if self.settings.sounds:
+            Worker("sounds", settle=False).submit(self.sounds.write_files, lambda _files: self._preload_sounds())
         self.status.start()
         self.convention.configure(self.settings.hub_url, self.settings.event_code, self.settings.table_name)
         self.game.bind(on_opened=self._on_game_opened, phase=self._on_phase)
@@ -207,6 +214,30 @@ class FujiKoroApp(App):
         self.theme.update_for(*size)
 
     # ---- settings ---------------------------------------------------------------------------
+    def _on_game_event_sound(self, _model: Any, event: Any) -> None:
+        """One command's events arrive together: the most important one makes the sound."""
+        if not self._event_burst:
+            Clock.schedule_once(self._play_burst, 0)
+        self._event_burst.append(event)
+
+    def _play_burst(self, _dt: float) -> None:
+        events, self._event_burst = self._event_burst, []
+        self.sounds.play_events(events)
+        self._note_sound_problem()
+
+    def _preload_sounds(self) -> None:
+        self.sounds.preload()
+        self._note_sound_problem()
+
+    def play_sound(self, name: str) -> None:
+        self.sounds.play(name)
+        self._note_sound_problem()
+
+    def _note_sound_problem(self) -> None:
+        if self.sounds.problem and not self.sound_problem:
+            Logger.warning(f"FujiKoro: {self.sounds.problem}")
+            self.sound_problem = self.sounds.problem
+
     def save_settings(self, **changes: Any) -> None:
         self.settings = self.settings.replace(**changes)
         settings_store.save(self.settings)

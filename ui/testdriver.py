@@ -239,6 +239,9 @@ class Driver:
             self._event.cancel()
             self._event = None
         self.report["finished"] = True
+        sounds = getattr(self.app, "sounds", None)
+        self.report["sounds"] = {"played": list(sounds.played) if sounds else [],
+                                 "problem": sounds.problem if sounds else ""}
         self.report["errors"] += [f"uncaught: {text}" for text in getattr(self.app, "errors", [])]
         self.report_path.parent.mkdir(parents=True, exist_ok=True)
         self.report_path.write_text(json.dumps(self.report, indent=1, default=str), encoding="utf-8")
@@ -323,7 +326,7 @@ class Driver:
     # ---- frame timing -----------------------------------------------------------------------
     def _start_measure(self, step: dict[str, Any], now: float) -> None:
         self._measure = {"key": step.get("key", "frames"), "until": now + float(step.get("seconds", 2)),
-                         "last": now, "worst": 0.0, "frames": 0, "press": step.get("press")}
+                         "last": now, "worst": 0.0, "frames": 0, "press": step.get("press"), "start": now}
         if step.get("press"):
             self._press(self.find(step["press"]), hold=0.0)
 
@@ -332,6 +335,7 @@ class Driver:
         assert m is not None
         m["worst"] = max(m["worst"], now - m["last"])
         m.setdefault("all", []).append(now - m["last"])
+        m.setdefault("series", []).append((round((now - m["start"]) * 1000, 1), round((now - m["last"]) * 1000, 1)))
         m["last"] = now
         m["frames"] += 1
         if now >= m["until"]:
@@ -339,7 +343,8 @@ class Driver:
             self.report["measures"][m["key"]] = {
                 "worst_ms": round(m["worst"] * 1000, 2), "frames": m["frames"],
                 "median_ms": round(frames[len(frames) // 2] * 1000, 2),
-                "p95_ms": round(frames[min(len(frames) - 1, int(len(frames) * 0.95))] * 1000, 2)}
+                "p95_ms": round(frames[min(len(frames) - 1, int(len(frames) * 0.95))] * 1000, 2),
+                "series": m.get("series", [])}
             self._measure = None  # the step itself was counted when it started
             self.frames_since = 0
 

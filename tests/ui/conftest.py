@@ -73,6 +73,9 @@ def run_app(xvfb_display: str, tmp_path: Path) -> Callable[..., dict[str, Any]]:
             "KIVY_NO_CONSOLELOG": "1",
             "KIVY_NO_FILELOG": "1",
             "KIVY_HOME": str(tmp_path / "kivy-home"),
+            # A sound output that plays to nowhere: the real SDL mixer path, without a sound card.
+            "SDL_AUDIODRIVER": "dummy",
+            "FUJIKORO_CACHE_DIR": str(tmp_path / "cache"),
             **(env or {}),
         }
         result = subprocess.run([sys.executable, "-m", "ui.app"], cwd=REPO, env=environment,

@@ -116,6 +116,9 @@ def test_ui_full_game_at_each_size(run_app: Any, size: str) -> None:
     assert report["reads"]["nav_cs"] == "Stůl"
     assert report["reads"]["nav_de"] == "Tisch"
     assert report["reads"]["nav_en"] == "Table"
+    # The table heard it: the dragon's dice, the final chapter's gong, lava erupting, the fanfare.
+    assert report["sounds"]["problem"] == ""
+    assert {"dice", "gong", "eruption", "fanfare", "turn"} <= set(report["sounds"]["played"])
 
 
 def test_ui_resumes_the_game_after_a_crash(run_app: Any) -> None:
@@ -170,8 +173,12 @@ def test_ui_cooperative_game_shows_the_round_track_and_objectives(run_app: Any) 
              {"do": "read", "id": "track_text", "key": "track"},
              {"do": "go", "screen": "scoring"}, {"do": "read", "id": "scoring_notes", "key": "notes"},
              {"do": "quit"}]
-    report = run_app(steps, size="800x480")
+    # A device without a sound output: the app says so beside the Sounds switch and plays on.
+    steps[-1:-1] = [{"do": "go", "screen": "settings"}, {"do": "read", "id": "sounds", "key": "sounds"}]
+    report = run_app(steps, size="800x480", env={"SDL_AUDIODRIVER": "no-such-driver"})
     assert report["errors"] == []
+    assert report["reads"]["sounds"] == "On - no audio output", report["sounds"]
+    assert report["sounds"]["played"] == [] and "no working audio output" in report["sounds"]["problem"]
     assert "18 rounds left" in report["reads"]["track"]  # 20 rounds, 2 fewer with Adventure Tokens (EN p.14)
     assert "[ ] Defeat the Legendary Dragon" in report["reads"]["notes"]
 

@@ -99,6 +99,7 @@ class CombatScreen(Screen):
         self._setup = CombatSetupView(model=self.model)
         self._fight = CombatFightView(model=self.model)
         self.model.bind(phase=self._show, pending=self._on_pending)
+        self.model.bind(rolling=lambda _m, rolling: rolling and app.play_sound("dice"))
         self.model.pack and self._build_dragons()
         app.pack.bind(pack=lambda *_: self._build_dragons())
         tr.bind(language=lambda *_: self._build_dragons())
