@@ -161,8 +161,10 @@ def main(argv: list[str] | None = None) -> int:
               f"worst per roll: {per_roll} ms; median frame {medians[len(medians) // 2]:.1f} ms")
         if args.slow_frames is not None:
             for k, r in enumerate(rolls):
-                slow = [f"{at:.0f}:{ms:.0f}" for at, ms in r.get("series", []) if ms > args.slow_frames]
-                print(f"  roll {k}: frames over {args.slow_frames:.0f} ms (ms after the press: length): "
+                slow = [f"{at:.0f}:{ms:.0f}/{ui:.0f}/{cpu:.0f}" for at, ms, ui, cpu in r.get("series", [])
+                        if ms > args.slow_frames]
+                print(f"  roll {k}: frames over {args.slow_frames:.0f} ms (ms after the press: length / "
+                      "UI thread CPU / app CPU, all threads): "
                       f"{' '.join(slow) or 'none'}")
         floor_median, floor_worst = report["baseline"]
         print(f"{label}: renderer floor (an empty Kivy window redrawing a label every frame): median "

@@ -109,6 +109,11 @@ class FujiKoroApp(App):
         root = AppRoot()
         manager: ScreenManager = root.ids.screens
         manager.transition = NoTransition()
+        # Kivy's ScreenManager clips its screens with a stencil (two full-area draws and a stencil test
+        # on every pixel after them, each frame). Without sliding transitions there is nothing to clip,
+        # and on a software renderer that clip is a large share of every frame (benchmarks/ui.py).
+        manager.canvas.before.clear()
+        manager.canvas.after.clear()
         self._screens = {name: (module, cls_name) for name, module, cls_name in SCREENS}
         self._ensure_screen("start", manager)  # the rest are built after the first frame, one per frame
         manager.bind(current=self._on_current)

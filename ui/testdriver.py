@@ -335,7 +335,11 @@ class Driver:
         assert m is not None
         m["worst"] = max(m["worst"], now - m["last"])
         m.setdefault("all", []).append(now - m["last"])
-        m.setdefault("series", []).append((round((now - m["start"]) * 1000, 1), round((now - m["last"]) * 1000, 1)))
+        thread_cpu, process_cpu = time.thread_time(), time.process_time()
+        m.setdefault("series", []).append((round((now - m["start"]) * 1000, 1), round((now - m["last"]) * 1000, 1),
+                                           round((thread_cpu - m.get("thread_cpu", thread_cpu)) * 1000, 1),
+                                           round((process_cpu - m.get("process_cpu", process_cpu)) * 1000, 1)))
+        m["thread_cpu"], m["process_cpu"] = thread_cpu, process_cpu
         m["last"] = now
         m["frames"] += 1
         if now >= m["until"]:
