@@ -53,6 +53,7 @@ import os, sys, time
 os.environ["KIVY_NO_ARGS"] = "1"; os.environ["KIVY_NO_CONSOLELOG"] = "1"
 from kivy.config import Config
 w, h = sys.argv[1].split("x"); Config.set("graphics", "width", w); Config.set("graphics", "height", h)
+Config.set("graphics", "multisamples", "0")  # as the app
 from kivy.app import App
 from kivy.clock import Clock
 from kivy.uix.label import Label
