@@ -41,6 +41,7 @@ from companion.combat import (
 from companion.datapack import DataPack, parse_face
 from companion.dice import DiceError, DiceRoll, DiceSource, from_faces, roll
 from companion.gear import absorb_options
+from ui import coretext
 from ui.oddsproc import OddsProcess
 from ui.tr import tr
 from ui.worker import Worker
@@ -307,7 +308,7 @@ class CombatModel(EventDispatcher):  # type: ignore[misc]
             self.whose_text = tr.f("{name}'s Heroic Monk throws", name=who.removeprefix("monk:"))
         else:
             self.whose_text = tr.f("{name} rolls", name=who)
-        self.log = [line.replace("★", "*") for line in fight.log]  # the UI font has no star
+        self.log = [coretext.translate(line).replace("★", "*") for line in fight.log]  # the UI font has no star
         names = []
         for f in fight.fighters:
             names.append({
@@ -395,7 +396,8 @@ class CombatModel(EventDispatcher):  # type: ignore[misc]
                     magic.append(f.name)
                 if len(found) > 1:
                     options[f.name] = found
-                    texts[f.name] = [o.describe(helmet) if o.absorbed >= dice.hits else tr._("knocked out")
+                    texts[f.name] = [coretext.translate(o.describe(helmet)) if o.absorbed >= dice.hits
+                                     else tr._("knocked out")
                                      for o in found]
 
         def sent() -> None:

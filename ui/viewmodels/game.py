@@ -21,6 +21,7 @@ from kivy.properties import (
     StringProperty,
 )
 
+from ui import coretext
 from ui import session as session_port
 from ui.tr import tr
 from ui.worker import Worker
@@ -56,7 +57,8 @@ class GameModel(EventDispatcher):  # type: ignore[misc]
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._worker = Worker("session")
-        tr.bind(language=lambda *_: self._summarise())
+        self._said: tuple[str, str, str, list[str]] = ("", "", "", [])
+        tr.bind(language=lambda *_: (self._show_said(), self._summarise()))
         self._summarise()
 
     # ---- opening ----------------------------------------------------------------------------
@@ -156,15 +158,22 @@ class GameModel(EventDispatcher):  # type: ignore[misc]
         self.actions_done = list(state.get("actions") or state.get("actions_done") or [])
         self.players = session_port.players_of(state)
         self.vp_history = session_port.vp_history(state, snapshot.records)
-        self.undo_label = _shown(snapshot.undo or "")
-        self.redo_label = _shown(snapshot.redo or "")
         self.undo_blocked = snapshot.undo_blocked
-        self.log_lines = [_shown(r.description) for r in snapshot.records if r.kind == "command"][-200:]
-        self.last_description = _shown(snapshot.last or "")
+        self._said = (snapshot.undo or "", snapshot.redo or "", snapshot.last or "",
+                      [r.description for r in snapshot.records if r.kind == "command"][-200:])
+        self._show_said()
         self.state = state  # last: listeners of ``state`` see every other property already updated
         self._summarise()
         for event in snapshot.events:
             self.dispatch("on_game_event", event)
+
+    def _show_said(self) -> None:
+        """The session's own words (Undo / Redo labels, the log) in the current language."""
+        undo, redo, last, lines = self._said
+        self.undo_label = _shown(undo)
+        self.redo_label = _shown(redo)
+        self.last_description = _shown(last)
+        self.log_lines = [_shown(line) for line in lines]
 
     def _summarise(self) -> None:
         if not self.phase:
@@ -185,5 +194,6 @@ class GameModel(EventDispatcher):  # type: ignore[misc]
 
 
 def _shown(text: str) -> str:
-    """Session descriptions mark a broken die with a star the app's font lacks: show ``*`` instead."""
-    return text.replace("★", "*")
+    """A session description in the app's language; the broken die's star (which the app's font
+    lacks) shown as ``*``."""
+    return coretext.translate(text).replace("★", "*")

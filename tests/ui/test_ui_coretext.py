@@ -1,0 +1,160 @@
+"""The rules engine's sentences in Czech and German: every line that real fights and real commands
+produce is one the app knows, and it comes out translated with its names and numbers intact."""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from companion.combat import (
+    Combatant,
+    CombatError,
+    DragonStats,
+    Mode,
+    retreat,
+    roll_for_turn,
+    start_dragon_fight,
+    start_samurai_fight,
+)
+from companion.datapack import default_pack
+from companion.engine import Session
+from companion.fujikoro_game import FujiKoro
+from companion.gear import gear_from_json
+from ui import coretext
+from ui.tr import tr
+
+PACK = default_pack()
+GEARS: list[dict[str, Any]] = [
+    {"helmet": ["MMMM"], "weapon_left": ["WWWMM"], "weapon_right": ["MMM"]},
+    {"helmet": ["MMW", "MW.", "W.."], "magic": ["helmet"], "weapon_left": ["WWWMM"], "weapon_right": ["TMM"]},
+    {"helmet": ["TT"], "weapon_left": ["WW", "MM"]},
+    {"helmet": ["W"], "weapon_left": ["TTTT"], "sandals": ["WWM"]},
+]
+MONKS = [None, "wood", "metal", "none"]
+
+
+def fight_logs() -> Iterator[str]:
+    """The log lines of 160 fights to their ends: every dragon colour, joiners, monks, magic, retreats."""
+    dragons = ["green_1", "blue_2", "red_4", "legendary", "green_3"]
+    for k, dragon_id in zip(range(120), itertools.cycle(dragons), strict=False):
+        mode = Mode.COOP if k % 4 == 3 else Mode.COMPETITIVE
+        stats = DragonStats.from_figure(PACK.dragons[dragon_id], PACK, mode=mode, players=3)
+        samurai = [Combatant(name, gear_from_json(GEARS[(k + i) % len(GEARS)], PACK),
+                             heroic_monk=None if dragon_id == "legendary" else MONKS[(k + i) % len(MONKS)])
+                   for i, name in enumerate(["Aiko", "Botan", "Chiyo"][: 1 + k % 3])]
+        fight = start_dragon_fight(stats, samurai, PACK, mode=mode, dragon_attacks=k % 5 == 4)
+        for seed in range(k * 100, k * 100 + 60):
+            if fight.is_over:
+                break
+            fight = roll_for_turn(fight, PACK, seed=seed)
+            if k % 7 == 0 and not fight.is_over:
+                for f in fight.fighters:
+                    with contextlib.suppress(CombatError):
+                        fight = retreat(fight, f.name, PACK)
+        yield from fight.log
+    for k in range(40):
+        a = Combatant("Aiko", gear_from_json(GEARS[k % 4], PACK))
+        d = Combatant("Botan", gear_from_json(GEARS[(k + 1) % 4], PACK))
+        fight = start_samurai_fight(a, d, PACK)
+        for seed in range(k * 50, k * 50 + 40):
+            if fight.is_over:
+                break
+            fight = roll_for_turn(fight, PACK, seed=seed)
+        yield from fight.log
+
+
+def descriptions() -> Iterator[str]:
+    """What the log and the Undo button say for each kind of command, from the game's own describe()."""
+    seeds = itertools.count(500)
+    s = Session(FujiKoro(PACK), {"players": [{"name": "Aiko"}, {"name": "Botan"}, {"name": "Chiyo"}]},
+                new_seed=lambda: next(seeds))
+    game, state = s.game, s.state
+    commands: list[dict[str, Any]] = [
+        {"type": "start"}, {"type": "vp", "points": 5, "category": "dragons"},
+        {"type": "vp", "points": -2, "reason": "miscounted a scroll"}, {"type": "action", "action": "move"},
+        {"type": "action", "action": "explore", "level": 2}, {"type": "explore", "level": 3},
+        {"type": "scroll"}, {"type": "gear_card_vp"}, {"type": "end_turn"},
+        {"type": "dragon_revealed", "dragon": "red_2"},
+        {"type": "dragon_defeated", "dragon": "green_1", "players": ["Aiko"]},
+        {"type": "dragon_defeated", "dragon": "green_1", "players": ["Aiko", "Botan"]},
+        {"type": "roll", "dice": [["tooth", 3], ["tooth", "0b"]], "source": "hand"},
+        {"type": "roll", "dice": [["wood", 1]]},
+        {"type": "escape", "via": "rope"}, {"type": "escape", "via": "secret_exit"},
+        {"type": "magical_gear", "gear": "helmet"}, {"type": "magical_gear", "gear": "sandals", "completed": False},
+        {"type": "life_lost"}, {"type": "life_lost", "reason": "lava"}, {"type": "status_tokens", "delta": -1},
+        {"type": "monk_defeat"}, {"type": "hostile_defeated"}, {"type": "tamed"},
+        {"type": "end_game"}, {"type": "end_game", "reason": "the volcano erupts"},
+        {"type": "fight_start", "dragon": "green_2", "samurai": [{"player": "Aiko", "gear": GEARS[0]}]},
+        {"type": "fight_start", "dragon": "blue_1", "dragon_attacks": True,
+         "samurai": [{"player": "Aiko", "gear": GEARS[0]}, {"player": "Botan", "gear": GEARS[1]}]},
+        {"type": "samurai_fight_start", "attacker": {"player": "Aiko"}, "defender": {"player": "Botan"}},
+        {"type": "fight_retreat", "player": "Aiko"}, {"type": "fight_surrender", "player": "Botan"},
+        {"type": "fight_cancel"}, {"type": "fight_cancel", "reason": "wrong dragon"},
+    ]
+    for command in commands:
+        yield game.describe(state, command)
+    # A fight through the session: its rolls and the helmet choice are described from the live fight.
+    s.do({"type": "fight_start", "dragon": "red_4", "samurai": [
+        {"player": "Aiko", "gear": GEARS[1], "heroic_monk": "wood"}, {"player": "Botan", "gear": GEARS[0]}]})
+    for seed in range(40):
+        combat = s.state_json().get("combat") or {}
+        if not combat.get("active"):
+            break
+        yield s.do({"type": "fight_roll", "seed": seed}).record.description
+    yield from s.state_json()["combat"]["log"]
+
+
+LINES = sorted(set(itertools.chain(fight_logs(), descriptions())))
+
+
+def test_the_corpus_covers_the_fight_and_its_endings() -> None:
+    text = "\n".join(LINES)
+    for needle in ("is defeated!", "is knocked out", "heals fully", "heroic monk throws", "retreats",
+                   "broke off", "rolls first", "weapon loses", "steal"):
+        assert needle in text, needle
+
+
+def test_every_core_line_is_known() -> None:
+    unknown = [line for line in LINES if not coretext.known(line)]
+    assert unknown == [], "no template in ui/coretext.py matches these"
+    assert len(LINES) > 300
+
+
+NUMBERS = re.compile(r"\d+")
+#: The corpus's own free text (reasons typed by players), which stays as typed.
+FREE_TEXT = re.compile(r"wrong dragon|miscounted a scroll|the volcano erupts|lava")
+#: English words that must not survive a translation (names, numbers and free text aside).
+ENGLISH = re.compile(r"\b(dice|die(?=:)|hits|rolls|damage|health|the|and|helmet|weapon|dragon|remove|wood|metal|"
+                     r"tooth|fights?|defeats?|takes|turn|round|VP)\b")
+
+
+@pytest.mark.parametrize("language", ["cs", "de"])
+def test_core_lines_are_translated_keeping_names_and_numbers(language: str) -> None:
+    tr.switch(language)
+    try:
+        for line in LINES:
+            shown = coretext.translate(line)
+            assert shown != line, line
+            assert sorted(NUMBERS.findall(shown)) == sorted(NUMBERS.findall(line)), (line, shown)
+            left = ENGLISH.findall(FREE_TEXT.sub("", shown))
+            assert not left, (line, shown, left)
+            for name in ("Aiko", "Botan", "Chiyo"):
+                assert shown.count(name) == line.count(name), (line, shown)
+    finally:
+        tr.switch("en")
+
+
+def test_english_and_unknown_lines_stay_as_they_are() -> None:
+    tr.switch("en")
+    assert coretext.translate("Aiko +3 VP (scrolls)") == "Aiko +3 VP (scrolls)"
+    tr.switch("de")
+    try:
+        assert coretext.translate("Something the core never says") == "Something the core never says"
+        assert coretext.translate("Aiko +3 VP (scrolls)") != "Aiko +3 VP (scrolls)"
+    finally:
+        tr.switch("en")

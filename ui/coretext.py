@@ -1,0 +1,171 @@
+"""The rules engine's own sentences in the app's language: the fight log, "Undo: ...", the game log.
+
+The core (:mod:`companion`) writes plain English and keeps it in the durable game log, so a game
+recorded in English reads the same in every language and old logs never need rewriting. This module
+translates at the moment of showing: every sentence shape the core writes is listed below as a
+template with ``{fields}``; a line is matched against them, each field's text is itself translated
+(a dragon's name, a dice result, a cube list), and the template's translation from the gettext
+catalogs is filled in. A line no template knows is shown as it is, in English.
+
+``tests/ui/test_ui_coretext.py`` plays whole games and fights through the core and checks that every
+line they produce is known here, so a sentence changed in the core cannot silently fall back.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from ui.i18n import N_
+from ui.tr import tr
+
+#: Sentence shapes of companion.combat, companion.fujikoro_game.describe and companion.dice, most
+#: specific first (a template is tried only if no earlier one matched).
+TEMPLATES: tuple[str, ...] = (
+    # The fight log (companion.combat)
+    N_("Fight: {names} against the {dragon} (health {health}, initiative {initiative}). Order: {order}."),
+    N_("{name}'s heroic monk shouts at the dragon."),
+    N_("Samurai combat: {attacker} (initiative {a}) attacks {defender} (initiative {d}). {first} rolls first."),
+    N_("{name}'s heroic monk throws {kind}: {dice}; the {dragon} has {health} health."),
+    N_("{name}'s weapon loses {kind} and {n} more cube(s) to stay legal"),
+    N_("{name}'s weapon loses {kind}"),
+    N_("The {dragon} takes {damage} damage: {health} health left."),
+    N_("The {dragon} is defeated! {names} share {teeth} dragon teeth (with the fight's broken teeth: {pool})."),
+    N_("The {dragon} is defeated! {names} each receive {vp} VP and a dragon tooth."),
+    N_("The {dragon} rolls {dice}."),
+    N_("{n} dragon tooth(s) broke off: the group splits them."),
+    N_("{n} dragon tooth(s) broke off: {names} each take {each}."),
+    N_("{name} takes {hits} damage with {left} helmet left and is knocked out."),
+    N_("{name} takes {hits} damage: {removal}."),
+    N_("{winner} wins and may steal one item from {name}'s backpack."),
+    N_("{name} retreats to the space they came from."),
+    N_("{name} surrenders; {winner} may steal one item from their backpack."),
+    N_("Every samurai is out; the {dragon} heals fully."),
+    N_("{name} rolls {dice} with the {hand}"),
+    # Commands as the log and the Undo button name them (companion.fujikoro_game)
+    N_("Start the game"),
+    N_("End the game ({reason})"),
+    N_("End the game"),
+    N_("End {name}'s turn (round {round})"),
+    N_("{name} gathers a Sacred Scroll (+{vp} VP)"),
+    N_("{name} uses the weapon card bonus (+{vp} VP)"),
+    N_("{name}: explore a Level {level} tile"),
+    N_("{name}: {action} a Level {level} tile"),
+    N_("{name} escapes by the central Rope"),
+    N_("{name} escapes by the Secret Exit"),
+    N_("{name} claims the Shogun bonus for {track}"),
+    N_("{name} completes magical {gear}"),
+    N_("{name} loses magical {gear}"),
+    N_("{name} loses a Life ({reason})"),
+    N_("{name} loses a Life"),
+    N_("{name} status tokens {delta}"),
+    N_("A Monk defeats {name} ({vp} VP)"),
+    N_("A hostile Samurai is defeated"),
+    N_("The Legendary Dragon is tamed on the Central Tile"),
+    N_("Dragon {dragon} revealed"),
+    N_("{names} defends against {dragon} (health {health})"),
+    N_("{names} defend against {dragon} (health {health})"),
+    N_("{names} fights {dragon} (health {health})"),
+    N_("{names} fight {dragon} (health {health})"),
+    N_("{attacker} attacks {defender} (samurai combat)"),
+    N_("{name} chooses the helmet removal: {removal}"),
+    N_("{name} retreats from the fight"),
+    N_("{name} surrenders"),
+    N_("{winner} steals a {item} from {name}"),
+    N_("Abandon the fight ({reason})"),
+    N_("Abandon the fight"),
+    N_("Dragon rolls {dice}"),
+    N_("{name}'s heroic monk throws {kind}: {dice}"),
+    N_("{name} rolls no dice"),
+    # Parts of sentences: dice, cubes, dragons, hands
+    N_("{n} dice: {faces} = {hits} hits"),
+    N_("{n} die: {faces} = {hits} hits"),
+    N_("remove {parts} ({waste} wasted); the magic is lost"),
+    N_("remove {parts}; the magic is lost"),
+    N_("remove {parts} ({waste} wasted)"),
+    N_("remove {parts}"),
+    N_("{first} and {rest}"),
+    N_("{first}; {rest}"),
+    N_("left weapon {dice}"),
+    N_("right weapon {dice}"),
+    N_("two-handed weapon {dice}"),
+    N_("sandals {dice}"),
+    N_("{n} wood"),
+    N_("{n} metal"),
+    N_("{n} tooth"),
+    N_("{n} empty cell"),
+    N_("green dragon {n}"),
+    N_("blue dragon {n}"),
+    N_("red dragon {n}"),
+    N_("green_{n}"),
+    N_("blue_{n}"),
+    N_("red_{n}"),
+    # The most general shapes last: they would swallow the ones above.
+    N_("{name} {points} VP ({reason})"),
+    N_("{names} defeats {dragon}"),
+    N_("{names} defeat {dragon}"),
+    N_("{name} rolls {dice}"),
+    N_("{name} rolls"),
+    N_("{name}: {action}"),
+    N_("{first}, {rest}"),
+)
+
+#: Single words and fixed phrases the core puts into fields.
+WORDS: tuple[str, ...] = (
+    N_("the magical cube"), N_("nothing"), N_("wood"), N_("metal"), N_("tooth"), N_("magic"), N_("none"),
+    N_("left weapon"), N_("right weapon"), N_("two-handed weapon"), N_("sandals"), N_("helmet"),
+    N_("weapon"), N_("Legendary Dragon"), N_("legendary"), N_("The app"), N_("Hand"), N_("dragon"),
+    N_("correction"), N_("move"), N_("gather"), N_("rest_craft"), N_("explore"), N_("fight"), N_("escape"),
+    N_("dragons"), N_("scrolls"), N_("tiles"), N_("gear"), N_("relics"), N_("shogun"), N_("other"),
+)
+
+_FIELD = re.compile(r"\{(\w+)\}")
+
+
+@lru_cache(maxsize=1)
+def _compiled() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    compiled = []
+    for template in TEMPLATES:
+        pattern, last = "", 0
+        for match in _FIELD.finditer(template):
+            pattern += re.escape(template[last:match.start()]) + f"(?P<{match.group(1)}>.+?)"
+            last = match.end()
+        pattern += re.escape(template[last:])
+        compiled.append((template, re.compile(f"^{pattern}$", re.DOTALL)))
+    return tuple(compiled)
+
+
+_WORDS = frozenset(WORDS)
+
+
+def match(text: str) -> tuple[str, dict[str, str]] | None:
+    """The template a core sentence was made from and its fields, or None."""
+    for template, pattern in _compiled():
+        found = pattern.match(text)
+        if found is not None:
+            return template, found.groupdict()
+    return None
+
+
+def translate(text: str) -> str:
+    """``text`` from the core in the app's current language (unchanged in English or if unknown)."""
+    if not text or tr.language == "en":
+        return text
+    return _translate(text, 0)
+
+
+def _translate(text: str, depth: int) -> str:
+    if text in _WORDS:
+        return tr._(text)
+    if depth > 8:
+        return text
+    found = match(text)
+    if found is None:
+        return text
+    template, fields = found
+    return tr.f(template, **{name: _translate(value, depth + 1) for name, value in fields.items()})
+
+
+def known(text: str) -> bool:
+    """True if the core sentence (or word) is one this module translates (used by the tests)."""
+    return text in _WORDS or match(text) is not None
