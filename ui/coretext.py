@@ -1,4 +1,5 @@
-"""The rules engine's own sentences in the app's language: the fight log, "Undo: ...", the game log.
+"""The rules engine's own sentences in the app's language: the fight log, "Undo: ...", the game log,
+what makes gear illegal.
 
 The core (:mod:`companion`) writes plain English and keeps it in the durable game log, so a game
 recorded in English reads the same in every language and old logs never need rewriting. This module
@@ -42,6 +43,20 @@ TEMPLATES: tuple[str, ...] = (
     N_("{name} surrenders; {winner} may steal one item from their backpack."),
     N_("Every samurai is out; the {dragon} heals fully."),
     N_("{name} rolls {dice} with the {hand}"),
+    # What makes gear illegal (companion.gear)
+    N_("the right weapon grid holds cubes but no monk unlocks it"),
+    N_("a {board} board can only hold one-handed weapons; this weapon spans both grids"),
+    N_("a {board} board can only hold a two-handed weapon; {weapon} lies in one grid"),
+    N_("the two-handed weapon has {n} cubes; at most {most}"),
+    N_("the helmet has {n} cubes; at most {most}"),
+    N_("the sandals have {n} cubes; at most {most}"),
+    N_("{weapon} has {n} cubes; at most {most}"),
+    N_("there are {n} two-handed weapons; at most one"),
+    N_("a two-handed weapon cannot be kept together with a one-handed weapon"),
+    N_("the {side} weapon grid holds {n} separate weapons; at most one"),
+    N_("a magical cube sits on the sandals, but the sandals are empty"),
+    N_("a magical cube sits on the helmet, but the helmet is empty"),
+    N_("a magical cube sits on a weapon that does not exist"),
     # Commands as the log and the Undo button name them (companion.fujikoro_game)
     N_("Start the game"),
     N_("End the game ({reason})"),
@@ -116,6 +131,7 @@ WORDS: tuple[str, ...] = (
     N_("left weapon"), N_("right weapon"), N_("two-handed weapon"), N_("sandals"), N_("helmet"),
     N_("weapon"), N_("Legendary Dragon"), N_("legendary"), N_("The app"), N_("Hand"), N_("dragon"),
     N_("correction"), N_("move"), N_("gather"), N_("rest_craft"), N_("explore"), N_("fight"), N_("escape"),
+    N_("the left-grid weapon"), N_("the right-grid weapon"), N_("left"), N_("right"),
     N_("dragons"), N_("scrolls"), N_("tiles"), N_("gear"), N_("relics"), N_("shogun"), N_("other"),
 )
 

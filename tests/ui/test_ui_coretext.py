@@ -24,7 +24,7 @@ from companion.combat import (
 from companion.datapack import default_pack
 from companion.engine import Session
 from companion.fujikoro_game import FujiKoro
-from companion.gear import gear_from_json
+from companion.gear import GearError, gear_from_json, inspect
 from ui import coretext
 from ui.tr import tr
 
@@ -109,13 +109,34 @@ def descriptions() -> Iterator[str]:
     yield from s.state_json()["combat"]["log"]
 
 
-LINES = sorted(set(itertools.chain(fight_logs(), descriptions())))
+ILLEGAL_GEARS: list[dict[str, Any]] = [
+    {"helmet": ["TTTT", "TTTT", "TTTT"], "sandals": ["WWW"]},
+    {"weapon_left": ["WWWWW", "M....", "M...."], "weapon_right": ["MMM", "M..", "M.."]},
+    {"weapon_left": ["W.W..", "W.W.."]},
+    {"weapon_left": [".....", "....W"], "weapon_right": ["W..", "W.."]},
+    {"weapon_left": [".....", "...WW"], "weapon_right": ["WW.", "...", "..W"]},
+    {"magic": ["helmet", "sandals", "weapon"]},
+]
+
+
+def gear_problems() -> Iterator[str]:
+    """Why gear is illegal, on every board of the data pack."""
+    for board in PACK.boards:
+        for gear in ILLEGAL_GEARS:
+            try:
+                yield from inspect(gear_from_json({**gear, "board": board}, PACK), PACK).problems
+            except GearError:
+                continue  # a grid this board does not have
+
+
+LINES = sorted(set(itertools.chain(fight_logs(), descriptions(), gear_problems())))
 
 
 def test_the_corpus_covers_the_fight_and_its_endings() -> None:
     text = "\n".join(LINES)
     for needle in ("is defeated!", "is knocked out", "heals fully", "heroic monk throws", "retreats",
-                   "broke off", "rolls first", "weapon loses", "steal"):
+                   "broke off", "rolls first", "weapon loses", "steal", "at most", "magical cube sits",
+                   "spans both grids", "no monk unlocks"):
         assert needle in text, needle
 
 

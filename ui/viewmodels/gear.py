@@ -28,6 +28,7 @@ from kivy.properties import (
 from companion.datapack import DataPack
 from companion.gear import Gear, GearError, gear_from_json, grid_shape, inspect, render
 from store.overrides import config_dir
+from ui import coretext
 from ui.tr import tr
 from ui.worker import Worker
 
@@ -190,7 +191,7 @@ class GearModel(EventDispatcher):  # type: ignore[misc]
         data = report.to_json()
         self.report = data
         self.legal = report.legal
-        self.problems = list(report.problems)
+        self.problems = [coretext.translate(problem) for problem in report.problems]
         self.weapon_monk = "weapon" in gear.monks
         self.magic = sorted(gear.magic)
         helmet, sandals = data["helmet"], data["sandals"]
