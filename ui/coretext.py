@@ -1,5 +1,5 @@
 """The rules engine's own sentences in the app's language: the fight log, "Undo: ...", the game log,
-what makes gear illegal.
+what makes gear illegal, the setup checklist, why the game ended.
 
 The core (:mod:`companion`) writes plain English and keeps it in the durable game log, so a game
 recorded in English reads the same in every language and old logs never need rewriting. This module
@@ -57,6 +57,44 @@ TEMPLATES: tuple[str, ...] = (
     N_("a magical cube sits on the sandals, but the sandals are empty"),
     N_("a magical cube sits on the helmet, but the helmet is empty"),
     N_("a magical cube sits on a weapon that does not exist"),
+    # The setup checklist (companion.fujikoro_game.setup_checklist)
+    N_("Player Boards: the symmetrical side for every player."),
+    N_("Player Boards: {boards}."),
+    N_("{name} plays {board}"),
+    N_("Starting Monks: {n} per player ({players} players)."),
+    N_("Add the hexagon Resource Tokens ({players} players)."),
+    N_("Leave the hexagon Resource Tokens in the box (they are for {players}-6 players)."),
+    N_("Magical Blueprints: draw {h} helmet, {w} weapon and {s} sandals cards and deal them in that order one "
+       "at a time over the temples ({deal})."),
+    N_("Temple {n}: {cards}"),
+    N_("Gear Cards: each player takes 1 helmet, weapon or sandals card, spread as evenly as possible; a weapon "
+       "card's owner puts the starting Monk below the Weapon Grid (EN p.14 step 12)."),
+    N_("Gear Cards: draw {h} helmet, {w} weapon and {s} sandals cards faceup (EN p.2 step 8)."),
+    N_("Sacred Scrolls: shuffle, 3 cards faceup next to the draw pile."),
+    N_("Tomoe plays: add a Magical Weapon Blueprint with 2 one-handed weapons (EN Appendix A)."),
+    N_("Mitsuhide starts with 1 Sacred Scroll of his choice and 3 VP (already counted)."),
+    N_("Countdown Token on {n} of the round track (solo with Adventure Tokens)."),
+    N_("Countdown Token on {n} of the round track (solo without Adventure Tokens)."),
+    N_("Countdown Token on {n} of the round track (with Adventure Tokens)."),
+    N_("Countdown Token on {n} of the round track (without Adventure Tokens)."),
+    N_("Tiles removed for {players} players: {tiles} (EN p.14 step 5)."),
+    N_("Tile piles: shuffle 3 Level II tiles with the Secret Exit, and 3 Level III tiles with the Legendary "
+       "Dragon; put {under} other tiles under each of those piles and {over} on top (EN p.14 step 5)."),
+    N_("Tile piles: shuffle 3 Level II tiles with the Secret Exit, and 3 Level III tiles with the Legendary "
+       "Dragon; put the {over} other tiles on top of each (EN p.14 step 5)."),
+    N_("Each player takes a Life Token, {n} Lives side up; keep the Status Tokens ready."),
+    N_("Countdown Token on its start space; the final chapter starts at {n} VP."),
+    N_("Scenario 3: a Lava Phase runs first (at {n} VP, or after the first rounds in coop)."),
+    N_("Scenario {n}: {name} (EN Appendix B)."),
+    N_("Adventure Tokens: place them as the Player Aid says."),
+    N_("{name} is the start player and takes the Tokugawa Start Player Marker."),
+    N_("{name} is the start player."),
+    # Why the game ended
+    N_("the Countdown Token reached the end of the track"),
+    N_("all objectives achieved: everyone wins"),
+    N_("the Legendary Dragon was killed instead of tamed, so everyone loses"),
+    N_("{name} lost a second Life, so everyone loses (EN p.15)"),
+    N_("ended by the table: {reason}"),
     # Commands as the log and the Undo button name them (companion.fujikoro_game)
     N_("Start the game"),
     N_("End the game ({reason})"),
@@ -105,6 +143,9 @@ TEMPLATES: tuple[str, ...] = (
     N_("right weapon {dice}"),
     N_("two-handed weapon {dice}"),
     N_("sandals {dice}"),
+    N_("{n} helmet"),
+    N_("{n} weapon"),
+    N_("{n} sandals"),
     N_("{n} wood"),
     N_("{n} metal"),
     N_("{n} tooth"),
@@ -131,7 +172,8 @@ WORDS: tuple[str, ...] = (
     N_("left weapon"), N_("right weapon"), N_("two-handed weapon"), N_("sandals"), N_("helmet"),
     N_("weapon"), N_("Legendary Dragon"), N_("legendary"), N_("The app"), N_("Hand"), N_("dragon"),
     N_("correction"), N_("move"), N_("gather"), N_("rest_craft"), N_("explore"), N_("fight"), N_("escape"),
-    N_("the left-grid weapon"), N_("the right-grid weapon"), N_("left"), N_("right"),
+    N_("see the picture in the rulebook"), N_("the left-grid weapon"), N_("the right-grid weapon"),
+    N_("left"), N_("right"),
     N_("dragons"), N_("scrolls"), N_("tiles"), N_("gear"), N_("relics"), N_("shogun"), N_("other"),
 )
 
@@ -173,7 +215,7 @@ def translate(text: str) -> str:
 def _translate(text: str, depth: int) -> str:
     if text in _WORDS:
         return tr._(text)
-    if depth > 8:
+    if depth > 40:  # fields are always shorter than their line, so this only guards the stack
         return text
     found = match(text)
     if found is None:

@@ -13,6 +13,7 @@ from typing import Any
 from kivy.event import EventDispatcher
 from kivy.properties import ListProperty, ObjectProperty, StringProperty
 
+from ui import coretext
 from ui import session as session_port
 from ui.theme import player_colour
 from ui.tr import tr
@@ -80,7 +81,7 @@ class ScoringModel(EventDispatcher):  # type: ignore[misc]
             lines = [tr._("Objectives") + ":"] + [
                 ("[x] " if o.get("done") else "[ ] ") + str(o.get("text", "")) for o in objectives]
         if ending and ending.get("reason"):
-            lines.append(tr.f("The game ended: {reason}", reason=ending["reason"]))
+            lines.append(tr.f("The game ended: {reason}", reason=coretext.translate(str(ending["reason"]))))
         self.shogun_lines = lines
         self.chart = [(player_colour(s.get("colour") or ""), list(s["totals"])) for s in self.game.vp_history]
 

@@ -15,6 +15,7 @@ from kivy.properties import BooleanProperty, ListProperty, NumericProperty, Obje
 
 from companion.datapack import DataPack
 from companion.fujikoro_game import MAX_PLAYERS, SetupError, parse_setup, setup_checklist
+from ui import coretext
 from ui.session import GameSetup, PlayerSetup
 from ui.theme import PLAYER_COLOURS
 from ui.tr import tr
@@ -141,4 +142,4 @@ class SetupModel(EventDispatcher):  # type: ignore[misc]
             return
         self.error = ""
         self.valid = True
-        self.checklist = setup_checklist(setup, self.pack)
+        self.checklist = [coretext.translate(item) for item in setup_checklist(setup, self.pack)]
