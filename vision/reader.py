@@ -67,10 +67,22 @@ GLARE_FRACTION = 0.04
 SHADOW_DARK = 0.8
 SHADOW_HUE_MAX = 18.0
 SHADOW_HUE_MATCH = 7.0
+#: Where a cube's top would be, lit print: this close to the print's colour and at least this bright.
+TOP_PRINT_MAX = 2.7
+TOP_PRINT_LIT = 0.85
 #: A cube's top face is flat: one half brighter than the other by this much means a shadow edge.
 UNEVEN_MIN = 0.15
 #: How far (in clipped-spot radii) a highlight's halo still brightens the board noticeably.
 GLARE_HALO = 2.0
+#: A clipped patch is a tooth's top, not glare, if it is a square (filling this much of its bounding box,
+#: a disc fills 0.79) of this many cube sides, within this many mm of where a cube's top would be, and
+#: fewer than HALO_FRACTION of the pieces HALO_GAP mm outside it are brighter than HALO_LEVEL x the print.
+WHITE_TOP_FILL = 0.88
+WHITE_TOP_SIDE = (0.75, 1.25)
+WHITE_TOP_OFFSET = 2.0
+HALO_GAP = 2.5
+HALO_LEVEL = 1.3
+HALO_FRACTION = 0.25
 
 
 class PhotoError(ValueError):
@@ -288,8 +300,9 @@ class _Rectified:
                                                   borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0)),
                               dtype=np.uint8)
 
-    def glare_spots(self) -> list[tuple[float, float, float]]:
-        """Clipped highlights as (x, y, radius) in mm; their halo brightens print and cubes well beyond."""
+    def glare_spots(self) -> list[tuple[float, float, float, float, float, float]]:
+        """Clipped patches as (x, y, radius, width, height, fill) in mm: the centre, the radius of a disc of
+        the same area, the bounding box and how much of it the patch fills (a disc 0.79, a square ~1)."""
         mask = (self.raw.max(axis=2) >= GLARE_LEVEL).astype(np.uint8)
         if not mask.any():
             return []
@@ -300,8 +313,27 @@ class _Rectified:
             if area < 0.5:
                 continue
             cx, cy = centroids[i]
-            spots.append((self.x0 + cx / self.ppm, self.y0 + cy / self.ppm, math.sqrt(area / math.pi)))
+            w, h = stats[i, cv2.CC_STAT_WIDTH] / self.ppm, stats[i, cv2.CC_STAT_HEIGHT] / self.ppm
+            spots.append((self.x0 + cx / self.ppm, self.y0 + cy / self.ppm, math.sqrt(area / math.pi), w, h,
+                          area / max(w * h, 1e-6)))
         return spots
+
+    def brightened_around(self, x: float, y: float, radius: float, level: float) -> float:
+        """The fraction of small pieces on a circle a little outside (x, y, radius) that are brighter than
+        ``level`` (linear luminance) or clipped: a glare spot's halo brightens all around it."""
+        bright = total = 0
+        for k in range(12):
+            ang = 2 * math.pi * k / 12
+            px, py = x + (radius + HALO_GAP) * math.cos(ang), y + (radius + HALO_GAP) * math.sin(ang)
+            sl = self.rect(px - 0.6, py - 0.6, px + 0.6, py + 0.6)
+            if sl is None:
+                continue
+            mean, clipped, inside = self.stats(sl)
+            if not inside:
+                continue
+            total += 1
+            bright += clipped > 0 or float(mean @ _LUMA) > level
+        return bright / total if total else 1.0
 
     def rect(self, x0: float, y0: float, x1: float, y1: float) -> tuple[slice, slice] | None:
         u0 = int(round((x0 - self.x0) * self.ppm))
@@ -412,6 +444,86 @@ def _local_reference(samples: Sequence[_BandSample], x: float, y: float) -> tupl
     ref = np.asarray((rgb[pick] * wts[:, None]).sum(axis=0) / wts.sum(), dtype=np.float32)
     spread = float(lum.max() / max(lum.min(), 1e-6))
     return ref, spread
+
+
+#: How far (mm) to look for print that no cube shades: a cube's shadow reaches ~12 mm, a full grid's row of
+#: shadows covers the band along one side, the other sides of the grid are 36-60 mm away.
+LIT_RADIUS = 45.0
+
+
+def _lit_reference(samples: Sequence[_BandSample], x: float, y: float) -> F32 | None:
+    """The print's light near (x, y) where no cube's shadow falls: the brightest fifth of the print
+    within LIT_RADIUS. A cube's top face stands as high as its neighbours, so their shadows never reach it;
+    it is lit like this (unless a large occluder shades both it and the print right around it, which the
+    local reference sees)."""
+    near = [s for s in samples if math.hypot(s.x - x, s.y - y) < LIT_RADIUS]
+    if len(near) < 6:
+        return None
+    rgb = np.array([s.rgb for s in near])
+    lum = rgb @ _LUMA
+    rank = np.argsort(lum)
+    n = len(rank)
+    # The brightest fifth (a full grid's shadows may cover most of the print around it), leaving out the
+    # brightest piece (a reflection). Too bright a reference only widens the interval checked.
+    pick = rank[int(0.8 * n): max(int(0.8 * n) + 1, n - 1)]
+    return np.asarray(np.median(rgb[pick], axis=0), dtype=np.float32)
+
+
+#: Where between the local print's light (0) and the lit print's light (1) a cube's top face is checked.
+LIGHT_STEPS = (0.0, 0.5, 1.0)
+#: The materials' ranking must hold this margin at every light level in between.
+INTERVAL_MARGIN = 0.2
+
+
+def _classify_over_light(measure: _Measure, local: F32, lit: F32, board_lab: F32, board_rgb: F32,
+                         cube_lab: Mapping[str, F64]) -> tuple[str, float] | None:
+    """A cube whose colour is unclear against the local print because that print lies in other cubes'
+    shadows (the top face does not): its top is lit somewhere between the local print's light and the lit
+    print's. The cube is read only if it is the same material, clearly ahead of the others, at every light
+    level in that interval, and confidently so at one of them."""
+    if float(lit @ _LUMA) < 1.05 * float(local @ _LUMA):
+        return None
+    letters, confs, margins = set(), [], []
+    for t in LIGHT_STEPS:
+        ref = np.asarray((1 - t) * local + t * lit, dtype=np.float32)
+        label, conf, reason, feats = _classify(measure, ref, board_lab, board_rgb, cube_lab)
+        if label not in cube_lab and reason != "cube colour unclear":
+            return None
+        d1, d2 = feats["d_best"], feats["d_second"]
+        letters.add(int(feats["best"]))
+        margins.append((d2 - d1) / (d2 + d1 + 1e-6))
+        confs.append(conf)
+    if len(letters) != 1 or -1 in letters or min(margins) < INTERVAL_MARGIN or max(confs) < CONFIDENCE_THRESHOLD:
+        return None
+    return "WMT"[letters.pop()], max(confs)
+
+
+def _lit_may_decide(label: str, reason: str, feats: Mapping[str, float]) -> bool:
+    """Cells the lit print may settle: a cube whose colour is unclear, and print brighter than the print
+    beside it in the print's own hue (that print lies in a shadow)."""
+    if reason == "cube colour unclear":
+        return True
+    return (label == "?" and min(feats.get("r_top", 0.0), feats.get("r_core", 0.0)) > 1.0
+            and max(feats.get("c_top", 99.0), feats.get("c_core", 99.0)) < HUE_MIN)
+
+
+def _reread_with_lit(measure: _Measure, local: F32, lit: F32, reading: tuple[str, float, str],
+                     feats: dict[str, float], board_lab: F32, board_rgb: F32, cube_lab: Mapping[str, F64]
+                     ) -> tuple[str, float, str]:
+    """A cell left '?' against the local print, read again with the lit print's light (see
+    _lit_may_decide); the reading unchanged when that does not settle it."""
+    if reading[2] == "cube colour unclear":
+        over = _classify_over_light(measure, local, lit, board_lab, board_rgb, cube_lab)
+        if over is None:
+            return reading
+        feats["lit_read"] = 1.0
+        return over[0], over[1], ""
+    # Brighter than the print beside it but of its hue: against the lit print it must be plain print.
+    label, conf, _, _ = _classify(measure, lit, board_lab, board_rgb, cube_lab)
+    if label != ".":
+        return reading
+    feats["lit_read"] = 1.0
+    return ".", conf, ""
 
 
 # --------------------------------------------------------------------------------------------
@@ -598,7 +710,8 @@ def _classify(measure: _Measure, ref: F32, board_lab: F32, board_rgb: F32, cube_
     feats.update({"L": lab[0], "a": lab[1], "b": lab[2]})
     ranked = sorted((_weighted(lab, ref_lab, MATERIAL_L_WEIGHT), letter) for letter, ref_lab in cube_lab.items())
     (d1, best), (d2, _) = ranked[0], ranked[1]
-    feats.update({"d_best": d1, "d_second": d2})
+    # The best material as a number (features are floats): its index in "WMT", -1 for any other letter.
+    feats.update({"d_best": d1, "d_second": d2, "best": float("WMT".index(best)) if best in "WMT" else -1.0})
     margin = (d2 - d1) / (d2 + d1 + 1e-6)
     occ_conf = min(1.0, 0.5 + 0.5 * (fullness - OCCUPIED_MIN) / (OCCUPIED_MIN * 0.5))
     col_conf = min(1.0, margin / 0.35, max(0.0, (MATERIAL_MAX - d1) / (MATERIAL_MAX * 0.5)))
@@ -647,7 +760,8 @@ def read_board(image: U8, template: Template, *, cube_lab: Mapping[str, Sequence
     rect = _Rectified(image, loc.hom, _grid_box(template, 7.0), float(np.clip(img_ppm, 2.0, 6.0)))
     grids_ = template.gear_grids
     bands = {g.name: _band_samples(rect, g, loc.pose, cube, grids_) for g in grids_}
-    board_lab = _board_colour(image, loc, template, [s for b in bands.values() for s in b])
+    all_bands = [s for b in bands.values() for s in b]
+    board_lab = _board_colour(image, loc, template, all_bands)
     board_rgb = lab_to_linear_rgb(board_lab)
     keys = [(g, r, c) for g in grids_ for r in range(g.rows) for c in range(g.cols)]
     measures = {(g.name, r, c): _measure(rect, g, loc.pose, cube, r, c) for g, r, c in keys}
@@ -674,13 +788,29 @@ def read_board(image: U8, template: Template, *, cube_lab: Mapping[str, Sequence
                 out[(g.name, r, c)] = Cell(g.name, r, c, "?", 0.0, "glare")
             else:
                 label, conf, reason, feats = _classify(m, found[0], board_lab, board_rgb, refs)
+                if _lit_may_decide(label, reason, feats):
+                    lit = _lit_reference(all_bands + [s for (rc, s) in extra.get(g.name, []) if rc != (r, c)], x, y)
+                    if lit is not None:
+                        label, conf, reason = _reread_with_lit(m, found[0], lit, (label, conf, reason), feats,
+                                                               board_lab, board_rgb, refs)
                 feats["u_top"] = m.uneven_top
                 feats.update({"ref_r": float(found[0][0]), "ref_g": float(found[0][1]), "ref_b": float(found[0][2])})
                 out[(g.name, r, c)] = Cell(g.name, r, c, label, conf, reason, feats)
         return out
 
-    # A clipped highlight's halo adds white light around it: cells near one are not read at all.
-    for x, y, radius in rect.glare_spots():
+    # A clipped highlight's halo adds white light around it: cells near one are not read at all. A tooth's
+    # top in bright light may clip too; it is a square of the cube's size where a cube's top stands, and
+    # the print around it is no brighter than elsewhere: that is no glare.
+    print_lum = float(np.median([float(s.rgb @ _LUMA) for s in all_bands])) if all_bands else 0.0
+    for x, y, radius, w, h, fill in rect.glare_spots():
+        if print_lum > 0 and _white_top(template, loc.pose, x, y, w, h, fill) and rect.brightened_around(
+                x, y, radius, HALO_LEVEL * print_lum) < HALO_FRACTION:
+            for g, r, c in keys:
+                cx, cy = g.cell_centre(r, c)
+                if math.hypot(cx - x, cy - y) < cube:
+                    m = measures[(g.name, r, c)]
+                    measures[(g.name, r, c)] = _Measure(m.core, m.top, 0.0, m.uneven_top)
+            continue
         for g, r, c in keys:
             cx, cy = g.cell_centre(r, c)
             if math.hypot(cx - x, cy - y) < GLARE_HALO * radius + g.cell_mm * 0.75:
@@ -698,7 +828,8 @@ def read_board(image: U8, template: Template, *, cube_lab: Mapping[str, Sequence
     second = classify_all(extra) if extra else first
     shadows = _observed_shadows(bands, board_lab)
     second = _shadow_guard(second, template, shadows, refs,
-                           lambda key, n: _ring_towards(rect, template, loc.pose, cube, key, n, second, board_lab))
+                           lambda key, n: _ring_towards(rect, template, loc.pose, cube, key, n, second, board_lab),
+                           long_shadows_absent=_band_unshaded(all_bands) and _edges_covered(template, second))
     cells = [second[(g.name, r, c)] for g, r, c in keys]
     grids = {g.name: tuple("".join(second[(g.name, r, c)].label for c in range(g.cols)) for r in range(g.rows))
              for g in grids_}
@@ -706,6 +837,23 @@ def read_board(image: U8, template: Template, *, cube_lab: Mapping[str, Sequence
     retake = _retake_reason(loc, cells, blur)
     return BoardReading(template.name, template.board, grids, tuple(cells), retake, tuple(sorted(loc.markers)),
                         blur, loc.method, (loc.note,) if loc.note else ())
+
+
+def _white_top(template: Template, pose: Pose, x: float, y: float, w: float, h: float, fill: float) -> bool:
+    """Whether a clipped patch is shaped and placed like a cube's top face: a square (not a glare spot's
+    disc) of about the cube's side, centred where a cube's top would appear in some cell."""
+    cube = template.cube_mm
+    if not (WHITE_TOP_SIDE[0] * cube <= min(w, h) and max(w, h) <= WHITE_TOP_SIDE[1] * cube
+            and fill >= WHITE_TOP_FILL):
+        return False
+    for g in template.gear_grids:
+        for r in range(g.rows):
+            for c in range(g.cols):
+                cx, cy = g.cell_centre(r, c)
+                dx, dy = pose.top_shift(cx, cy, cube)
+                if math.hypot(cx + dx - x, cy + dy - y) < WHITE_TOP_OFFSET:
+                    return True
+    return False
 
 
 def _neighbours(template: Template, grid: str, r: int, c: int) -> list[tuple[str, int, int]]:
@@ -821,6 +969,7 @@ SHADOW_SIDE_DARK = 0.8
 SHADOW_SIDE_MIN_CUBES = 3
 #: Shadows that must all keep the print's hue before the photo counts as lit by one colour of light.
 NEUTRAL_SHADOWS_MIN = 3
+NEUTRAL_FRACTION = 0.8
 #: A cell darker than this fraction of the print's light (both regions) lies in a shadow.
 SHADED_MAX = 0.85
 #: Shadows to see in a photo before trusting that they show every colour a shadow takes in it.
@@ -875,23 +1024,116 @@ def _could_shadow(template: Template, caster: CellKey, target: CellKey, shadow_s
     return any((sx and sx == dx) or (sy and sy == dy) for sx, sy in shadow_sides)
 
 
+#: A shadow's hue shift this large shows which way the lights' colours differ in this photo.
+SHADOW_LINE_MIN = 2.0
+
+
+def _on_shadow_line(da: float, db: float, seen: Sequence[tuple[float, float, float]]) -> bool:
+    """Whether a darker patch's hue shift is one a shadow can take in this photo's light. With lights of
+    two colours a shadow blocks one of them and takes the other's colour: every shadow's shift lies on the
+    line through the print's hue along the lights' difference (either way along it, whichever light is
+    blocked); a partial shadow lies on it nearer the print. The line is the one the shadows seen show."""
+    for _, sa, sb in seen:
+        norm = math.hypot(sa, sb)
+        if norm < SHADOW_LINE_MIN:
+            continue
+        across = abs(da * sb - db * sa) / norm
+        if across < SHADOW_HUE_MATCH / 2 and math.hypot(da, db) < SHADOW_HUE_MAX:
+            return True
+    return False
+
+
+#: Seen shadows needed along a hue direction, and how many must agree on its far end, to know the umbra.
+UMBRA_SEEN_MIN = 3
+UMBRA_AGREE = 2
+#: How much further along (hue shift, Lab units, and at least this fraction) and how much darker than the
+#: umbra a patch must be to be no shadow at all.
+UMBRA_BEYOND = 3.0
+UMBRA_BEYOND_FRACTION = 0.2
+UMBRA_DARKER = 0.05
+
+
+def _beyond_umbra(ratio: float, da: float, db: float, seen: Sequence[tuple[float, float, float]]) -> bool:
+    """Whether a dark patch is further along the shadows' hue line, and darker, than the deepest shadow of
+    that light in this photo. Blocking a light shifts the print's hue towards the other light's colour,
+    the more the more of it is blocked; the umbra, where it is blocked entirely, is the far end (blocking
+    the other light too darkens the print further but moves its hue back). So when several shadows seen
+    agree where the far end is, a patch clearly beyond it in hue and darker is not a shadow but a cube."""
+    norm = math.hypot(da, db)
+    if norm < SHADOW_LINE_MIN:
+        return False
+    ux, uy = da / norm, db / norm
+    along = [(sa * ux + sb * uy, sr) for sr, sa, sb in seen
+             if sa * ux + sb * uy > SHADOW_LINE_MIN and abs(sa * uy - sb * ux) < SHADOW_HUE_MATCH / 2]
+    if len(along) < UMBRA_SEEN_MIN:
+        return False
+    far, far_ratio = max(along)
+    if sum(1 for k, _ in along if k > far - 2.5) < UMBRA_AGREE:
+        return False
+    deepest = min(sr for k, sr in along if k > far - 2.5)
+    return (norm > far + max(UMBRA_BEYOND, UMBRA_BEYOND_FRACTION * far)
+            and ratio < min(deepest, far_ratio) - UMBRA_DARKER)
+
+
+#: Band pieces darker than this fraction of the lit print nearby are in a shadow.
+BAND_SHADOWED = 0.85
+#: Confident cubes on each side's outer edge of the grids needed to show any long shadow on the band.
+EDGE_CUBES_MIN = 2
+
+
+def _band_unshaded(samples: Sequence[_BandSample]) -> bool:
+    """Whether no piece of the print around the grids lies in a shadow: every piece is nearly as bright as
+    the brightest print within LIT_RADIUS of it."""
+    if len(samples) < 12:
+        return False
+    pos = np.array([[s.x, s.y] for s in samples])
+    lum = np.array([float(s.rgb @ _LUMA) for s in samples])
+    dist = np.hypot(pos[:, None, 0] - pos[None, :, 0], pos[:, None, 1] - pos[None, :, 1])
+    near = np.where(dist < LIT_RADIUS, lum[None, :], np.nan)
+    lit = np.nanquantile(near, 0.9, axis=1)
+    return bool(np.all(lum >= BAND_SHADOWED * lit))
+
+
+def _edges_covered(template: Template, cells: Mapping[CellKey, Cell]) -> bool:
+    """Whether confident cubes stand on every side's outer edge of the grids (the seam between the weapon
+    grids is no edge): a shadow long enough to darken a neighbour's top place (it must reach 5-10 mm past
+    the cube) falls, from the cubes on the side it points to, across the band of print around the grid
+    (4-7.5 mm from them), whichever way the light comes from."""
+    counts = dict.fromkeys(SIDES, 0)
+    for (name, r, c), cell in cells.items():
+        if cell.label not in ("W", "M", "T") or cell.confidence < 0.8:
+            continue
+        g = template.grids[name]
+        counts[(0, -1)] += r == 0
+        counts[(0, 1)] += r == g.rows - 1
+        counts[(-1, 0)] += c == 0 and name != "weapon_right"
+        counts[(1, 0)] += c == g.cols - 1 and name != "weapon_left"
+    return all(n >= EDGE_CUBES_MIN for n in counts.values())
+
+
 def _shadow_guard(cells: dict[tuple[str, int, int], Cell], template: Template,
                   shadows: Sequence[tuple[float, float, float]], cube_lab: Mapping[str, F64],
                   ring: Callable[[CellKey, CellKey], tuple[float, float, float] | None] | None = None,
-                  ) -> dict[tuple[str, int, int], Cell]:
+                  *, long_shadows_absent: bool = False) -> dict[tuple[str, int, int], Cell]:
     """A dark patch next to a cube may be that cube's shadow. A wood or metal reading there is kept only
     if its hue differs from every shadow seen on the print in this photo (or, when none was seen, from
     anything a shadow under mixed light could take), or if the cell's own ring of print is lit on the side
     of every neighbour whose shadow could fall on it (shadows fall the way the confident cubes' rings are
-    dark). The other way round, a cell left undecided that looks exactly like a shadow seen in this photo
-    and like no cube (or is darker than the print in both regions) is empty; and a pale cube held back as
-    possibly print that lost its yellow is a tooth when every shadow seen keeps the print's hue."""
+    dark), or if the photo shows no long shadows (the band of print is nowhere shaded though cubes stand on
+    every outer edge), or if it lies beyond the deepest shadow of its hue. The other way round, a cell left
+    undecided that looks exactly like a shadow seen in this photo and like no cube (or is darker than the
+    print in both regions and its top unlike metal, which is as dark as a shadow) is empty, and so is one
+    where a cube's top would show lit print and only the footprint is darker (or the other way round), in a
+    shadow's colour, beside a cube that casts its shadow that way; and a pale cube held back as
+    possibly print that lost its yellow is a tooth when the shadows seen keep the print's hue."""
     out = dict(cells)
     shadow_sides, beside = _shadow_sides(template, cells, ring) if ring is not None else (None, [])
     seen = [*shadows, *beside]
     # Every shadow seen keeps the print's hue: one light (or lights of one colour), so nothing on the print
     # turns bluish, and a tooth's paler colour is not print that lost its yellow in another light's shadow.
-    one_colour = len(seen) >= NEUTRAL_SHADOWS_MIN and all(math.hypot(da, db) < RING_HUE for _, da, db in seen)
+    # (One in five may be off: a piece of a cube's side face caught beside it looks like a tinted shadow.)
+    neutral = sum(math.hypot(da, db) < RING_HUE for _, da, db in seen)
+    one_colour = neutral >= NEUTRAL_SHADOWS_MIN and neutral >= NEUTRAL_FRACTION * len(seen)
     for key, cell in cells.items():
         if (cell.label == "?" and cell.reason == "cube colour unclear" and one_colour
                 and cell.features.get("t_uncapped", 0.0) >= CONFIDENCE_THRESHOLD):
@@ -908,9 +1150,29 @@ def _shadow_guard(cells: dict[tuple[str, int, int], Cell], template: Template,
                 _weighted(lab, ref, MATERIAL_L_WEIGHT) for ref in cube_lab.values()) > MATERIAL_MAX
             beside_cube = any(cells[n].label in ("W", "M", "T") for n in _neighbours(template, *key))
             # In shadow (both regions darker than the print) a match with a seen shadow is enough: a cube's
-            # top stands above the shadows its neighbours cast, so it is not that dark beside lit print.
-            shaded = f.get("r_top", 1.0) < SHADED_MAX and f.get("r_core", 1.0) < SHADED_MAX
-            if beside_cube and matches and (far or shaded):
+            # top stands above the shadows its neighbours cast, so it is not that dark beside lit print -
+            # unless it is metal, as dark as a shadow: a top that looks like metal is not ruled out.
+            metal_like = None not in lab and "M" in cube_lab and _weighted(
+                lab, cube_lab["M"], MATERIAL_L_WEIGHT) < MATERIAL_MAX
+            shaded = f.get("r_top", 1.0) < SHADED_MAX and f.get("r_core", 1.0) < SHADED_MAX and not metal_like
+            # The top face's place shows lit print and only the footprint is darker, in a colour a shadow
+            # takes in this photo's light (on the line of the shadows seen), on the side a confident
+            # neighbour casts its shadow: a cube's top would stand there, above any shadow, and would not
+            # look like lit print, so the footprint is print in that neighbour's shadow.
+            top_print = (f.get("e_top", 99.0) < TOP_PRINT_MAX and TOP_PRINT_LIT <= f.get("r_top", 0.0) <= BRIGHTER_MAX
+                         and f.get("u_top", 1.0) < UNEVEN_MIN)
+            core_shadow = (SHADOW_MIN <= f.get("r_core", 9.0) < f.get("r_top", 0.0) - 0.05
+                           and _on_shadow_line(f.get("da_core", 99.0), f.get("db_core", 99.0), [*shadows, *beside]))
+            casters = [n for n in _neighbours(template, *key) if cells[n].label in ("W", "M", "T")
+                       and cells[n].confidence >= 0.8 and _could_shadow(template, n, key, shadow_sides)]
+            # The other way round: the footprint (which any cube hides) shows lit print, and only the place
+            # of a top is darker, in a shadow's colour: no cube, and a neighbour's shadow falls there.
+            core_print = (f.get("e_core", 99.0) < TOP_PRINT_MAX
+                          and TOP_PRINT_LIT <= f.get("r_core", 0.0) <= BRIGHTER_MAX)
+            top_shadow = (SHADOW_MIN <= f.get("r_top", 9.0) < f.get("r_core", 0.0) - 0.05
+                          and _on_shadow_line(f.get("da_top", 99.0), f.get("db_top", 99.0), [*shadows, *beside]))
+            if ((beside_cube and matches and (far or shaded)) or (top_print and core_shadow and casters)
+                    or (core_print and top_shadow and casters)):
                 out[key] = Cell(cell.grid, cell.row, cell.col, ".", 0.6, "", f)
             elif (beside_cube and f.get("u_top", 0.0) > UNEVEN_MIN and f.get("r_top", 1.0) < 1.0
                   and f.get("e_core", 99.0) < EMPTY_MAX):
@@ -929,7 +1191,11 @@ def _shadow_guard(cells: dict[tuple[str, int, int], Cell], template: Template,
             explained = any(math.hypot(da - sa, db - sb) < SHADOW_HUE_MATCH and abs(f.get("r_top", 1.0) - sr) < 0.15
                             for sr, sa, sb in seen)
         else:
-            explained = math.hypot(da, db) < SHADOW_HUE_MAX
+            # No shadow seen at all: one under mixed light could take any hue this close to the print's,
+            # unless the photo shows there are no long shadows (see _band_unshaded).
+            explained = math.hypot(da, db) < SHADOW_HUE_MAX and not long_shadows_absent
+        if explained and _beyond_umbra(f.get("r_top", 1.0), da, db, seen):
+            explained = False
         if explained and ring is not None:
             # Compare with this cell's own ring on the side of every neighbour whose shadow could fall
             # here (shadows fall the same way from every cube: the way confident cubes' rings are dark):

@@ -51,7 +51,11 @@ DIE_LAB = {"wood": (62.0, 13.0, 36.0), "metal": (55.0, 0.0, -2.0), "tooth": (92.
 
 @dataclass(frozen=True, slots=True)
 class Conditions:
-    """How hard the photos are; the defaults are ordinary phone photos at a table."""
+    """How hard the photos are; the defaults are ordinary phone photos at a table.
+
+    A glare spot (a clipped highlight on the grids) is not an ordinary condition but a defect the reader
+    must answer with a retake, so ``glare`` (the chance of one) is 0 by default; ``STRONG_GLARE`` sets it.
+    """
 
     size: tuple[int, int] = (4000, 3000)
     tilt_deg: tuple[float, float] = (0.0, 25.0)
@@ -59,7 +63,7 @@ class Conditions:
     kelvin: tuple[float, float] = (2700.0, 6500.0)
     mixed_light: float = 0.4
     occluder_shadow: float = 0.3
-    glare: float = 0.05
+    glare: float = 0.0
     clutter: int = 12
     blur_px: tuple[float, float] = (0.3, 1.3)
     motion_blur: float = 0.1
@@ -68,6 +72,9 @@ class Conditions:
     fill: tuple[float, float] = (0.1, 0.9)
     hide_markers: int = 0
 
+
+#: Bumped whenever the renderer draws differently for the same seed and conditions (caches key on it).
+RENDER_VERSION = 1
 
 BAD_BLUR = Conditions(blur_px=(9.0, 12.0), motion_blur=0.0)
 STRONG_GLARE = Conditions(glare=1.0)
