@@ -827,9 +827,19 @@ def read_board(image: U8, template: Template, *, cube_lab: Mapping[str, Sequence
             extra.setdefault(gname, []).append(((r, c), _BandSample(x, y, (m.core + m.top) / 2)))
     second = classify_all(extra) if extra else first
     shadows = _observed_shadows(bands, board_lab)
-    second = _shadow_guard(second, template, shadows, refs,
-                           lambda key, n: _ring_towards(rect, template, loc.pose, cube, key, n, second, board_lab),
-                           long_shadows_absent=_band_unshaded(all_bands) and _edges_covered(template, second))
+    read = second
+    ring_cache: dict[tuple[CellKey, CellKey], tuple[float, float, float] | None] = {}
+
+    def ring(key: CellKey, n: CellKey) -> tuple[float, float, float] | None:
+        # A ring piece depends only on the pixels and the cell's reference, which the guards keep.
+        if (key, n) not in ring_cache:
+            ring_cache[(key, n)] = _ring_towards(rect, template, loc.pose, cube, key, n, read, board_lab)
+        return ring_cache[(key, n)]
+
+    second = _shadow_guard(read, template, shadows, refs, ring,
+                           long_shadows_absent=_band_unshaded(all_bands) and _edges_covered(template, read))
+    rings = _cube_rings(template, second, ring)
+    second = _own_shadow_guard(second, measures, rect, template, loc.pose, cube, rings)
     cells = [second[(g.name, r, c)] for g, r, c in keys]
     grids = {g.name: tuple("".join(second[(g.name, r, c)].label for c in range(g.cols)) for r in range(g.rows))
              for g in grids_}
@@ -1212,6 +1222,226 @@ def _shadow_guard(cells: dict[tuple[str, int, int], Cell], template: Template,
         if explained:
             out[key] = Cell(cell.grid, cell.row, cell.col, "?", min(cell.confidence, 0.3),
                             "could be a neighbouring cube's shadow", f)
+    return out
+
+
+#: A cell read empty with a lit middle, beside print darker than this fraction of that middle along a whole
+#: side (its own ring there, or the empty neighbour's ring facing it) where no cube around could cast that
+#: shadow, may be a cube casting its own shadow: a tooth whose top looks like the print in mixed light.
+OWN_SHADOW_DARK = 0.8
+#: ... the middle piece of the side decides; the three pieces' mean may be this much lighter.
+OWN_SHADOW_SPREAD = 0.08
+#: The middle of such a cell is lit: no darker than this fraction of its reference.
+OWN_SHADOW_LIT = 0.85
+#: How far (mm) from the printed outline's centre its ink (and the blur around it) reaches.
+RING_LINE_GAP = 0.75
+#: Cubes within this distance (mm) show which way shadows fall near a cell: a lamp close above the board
+#: casts them outwards from under it, so the direction differs from one side of the board to the other.
+LOCAL_SHADOW_RADIUS = 28.0
+#: Ring measures that must show a side lit before shadows are taken not to fall that way.
+LOCAL_LIT_MIN = 2
+
+Side = tuple[int, int]
+
+
+def _side_pieces(rect: _Rectified, template: Template, key: CellKey, side: Side, cube: float
+                 ) -> tuple[list[float], list[float]] | None:
+    """The print's linear luminance along one whole side of a cell, in three pieces each: in the cell's
+    own ring (between its cube's edge and the printed outline) and in the neighbour's ring facing it
+    (between the outline and the neighbour's cube's edge); a list is empty where that ring is too thin.
+    The outline is taken where it is printed (the darkest line near where the template puts it: the
+    markers place it only to a few tenths of a mm), so no ink is measured. None when the strip cannot be
+    measured (outside the photo, clipped)."""
+    g = template.grids[key[0]]
+    cx, cy = g.cell_centre(key[1], key[2])
+    sx, sy = side
+    half, along = cube / 2, g.cell_mm / 2 - RING_CLEAR_LINE
+    near, far = half + RING_CLEAR_CUBE - 0.4, g.cell_mm - half - RING_CLEAR_CUBE + 0.4
+    if sx:
+        x0, x1 = (cx + near, cx + far) if sx > 0 else (cx - far, cx - near)
+        sl = rect.rect(x0, cy - along, x1, cy + along)
+    else:
+        y0, y1 = (cy + near, cy + far) if sy > 0 else (cy - far, cy - near)
+        sl = rect.rect(cx - along, y0, cx + along, y1)
+    if sl is None:
+        return None
+    raw = rect.raw[sl]
+    peak = raw.max(axis=2)
+    if raw.size == 0 or bool((peak == 0).any()) or bool((peak >= GLARE_LEVEL).any()):
+        return None
+    lum = LINEAR_LUT[raw] @ _LUMA[::-1]
+    if sy:
+        lum = lum.T
+    # Now axis 0 runs along the side and axis 1 outwards from the cell's centre.
+    if sx + sy < 0:
+        lum = lum[:, ::-1]
+    n_along, n_out = lum.shape
+    if n_out < 6 or n_along < 6:
+        return None
+    dist = near + (np.arange(n_out) + 0.5) / rect.ppm
+    third = n_along // 3
+    profile = lum[third: n_along - third].mean(axis=0)
+    window = np.abs(dist - g.cell_mm / 2) < 1.0
+    line = float(dist[int(np.argmin(np.where(window, profile, np.inf)))])
+    out: list[list[float]] = []
+    for lo, hi in ((half + RING_CLEAR_CUBE, line - RING_LINE_GAP), (line + RING_LINE_GAP, far - 0.4)):
+        cols = (dist >= lo) & (dist <= hi)
+        if cols.sum() < 2:
+            out.append([])
+            continue
+        part = lum[:, cols].mean(axis=1)
+        out.append([float(v.mean()) for v in np.array_split(part, 3)])
+    return out[0], out[1]
+
+
+def _cell_at(template: Template, x: float, y: float) -> CellKey | None:
+    """The gear-grid cell containing board point (x, y), if any."""
+    for g in template.gear_grids:
+        c = int(math.floor((x - g.origin_mm[0]) / g.cell_mm))
+        r = int(math.floor((y - g.origin_mm[1]) / g.cell_mm))
+        if 0 <= r < g.rows and 0 <= c < g.cols:
+            return (g.name, r, c)
+    return None
+
+
+def _cube_rings(template: Template, cells: Mapping[CellKey, Cell],
+                ring: Callable[[CellKey, CellKey], tuple[float, float, float] | None]
+                ) -> dict[CellKey, dict[Side, float]]:
+    """Each confident cube's ring darkness (luminance ratio) on the sides where it can be measured: its own
+    ring, or where its cube leans over that, the empty neighbour's ring facing it."""
+    out: dict[CellKey, dict[Side, float]] = {}
+    for key, cell in cells.items():
+        if cell.label not in ("W", "M", "T") or cell.confidence < 0.8:
+            continue
+        g = template.grids[key[0]]
+        found = {}
+        for sx, sy in SIDES:
+            r, c = key[1] + sy, key[2] + sx
+            if not (0 <= r < g.rows and 0 <= c < g.cols):
+                continue
+            n = (key[0], r, c)
+            piece = ring(key, n)
+            if piece is None and cells[n].label == "." and cells[n].confidence >= 0.8:
+                piece = ring(n, key)
+            if piece is not None:
+                found[(sx, sy)] = piece[0]
+        out[key] = found
+    return out
+
+
+def _local_shadow_sides(template: Template, rings: Mapping[CellKey, Mapping[Side, float]], key: CellKey
+                        ) -> set[Side]:
+    """The sides shadows may fall on near a cell: every side but those the confident cubes within
+    LOCAL_SHADOW_RADIUS show lit (at least LOCAL_LIT_MIN ring measures, their median lit)."""
+    x, y = template.grids[key[0]].cell_centre(key[1], key[2])
+    vals: dict[Side, list[float]] = {s: [] for s in SIDES}
+    for other, sides in rings.items():
+        ox, oy = template.grids[other[0]].cell_centre(other[1], other[2])
+        if math.hypot(ox - x, oy - y) <= LOCAL_SHADOW_RADIUS:
+            for side, ratio in sides.items():
+                vals[side].append(ratio)
+    return {s for s, v in vals.items() if len(v) < LOCAL_LIT_MIN or float(np.median(v)) < SHADOW_SIDE_DARK}
+
+
+def _offset(template: Template, key: CellKey, ax: int, ay: int) -> CellKey | None:
+    """The cell ``ax`` columns and ``ay`` rows away on the board (across the weapon grids' seam)."""
+    g = template.grids[key[0]]
+    cx, cy = g.cell_centre(key[1], key[2])
+    return _cell_at(template, cx + ax * g.cell_mm, cy + ay * g.cell_mm)
+
+
+def _may_shade_side(template: Template, cells: Mapping[CellKey, Cell], key: CellKey, side: Side,
+                    sides: set[Side]) -> bool:
+    """Whether a cube (or an unread cell) around a cell could cast a shadow along the given side of it
+    without shading its middle: the neighbour on that side (a short shadow back towards the cell), the two
+    diagonal ones if shadows fall towards the cell along both axes, and a confident cube beside it if
+    shadows fall along that side and outwards (a long shadow along the ring)."""
+    sx, sy = side
+    px, py = sy, sx  # along the side
+
+    def cube(ax: int, ay: int, *, sure: bool = False) -> bool:
+        n = _offset(template, key, ax, ay)
+        if n is None:
+            return False
+        if sure:
+            return cells[n].label in ("W", "M", "T") and cells[n].confidence >= 0.8
+        return cells[n].label != "."
+
+    return (cube(sx, sy)
+            or (cube(sx + px, sy + py) and {(-sx, -sy), (-px, -py)} <= sides)
+            or (cube(sx - px, sy - py) and {(-sx, -sy), (px, py)} <= sides)
+            or (cube(px, py, sure=True) and {(sx, sy), (-px, -py)} <= sides)
+            or (cube(-px, -py, sure=True) and {(sx, sy), (px, py)} <= sides))
+
+
+def _own_shadow_guard(cells: dict[CellKey, Cell], measures: Mapping[CellKey, _Measure], rect: _Rectified,
+                      template: Template, pose: Pose, cube: float,
+                      rings: Mapping[CellKey, Mapping[Side, float]]) -> dict[CellKey, Cell]:
+    """A cell read empty whose middle is lit print, with a shadow along a whole side of it (its own ring
+    there, or the empty neighbour's ring facing it) that no cube around it can cast, is a cube casting
+    its own shadow: a tooth whose top, in mixed light and a hand's shadow, looks like the print. Cube
+    shadows are the footprint swept away from the light, so print dark along a whole side needs a cube
+    right there; flat print casts none. Such a cell is '?', never confidently empty."""
+    out = dict(cells)
+    strips: dict[tuple[CellKey, Side], tuple[list[float], list[float]] | None] = {}
+
+    def strip(key: CellKey, side: Side) -> tuple[list[float], list[float]] | None:
+        if (key, side) not in strips:
+            strips[(key, side)] = _side_pieces(rect, template, key, side, cube)
+        return strips[(key, side)]
+
+    for key, cell in cells.items():
+        m = measures[key]
+        f = cell.features
+        if (cell.label != "." or cell.confidence < CONFIDENCE_THRESHOLD or m.core is None or m.top is None
+                or min(f.get("r_core", 0.0), f.get("r_top", 0.0)) < OWN_SHADOW_LIT):
+            continue
+        mid = max(float(((m.core + m.top) / 2) @ _LUMA), 1e-6)
+        g = template.grids[key[0]]
+        dx, dy = pose.top_shift(*g.cell_centre(key[1], key[2]), cube)
+        sides = _local_shadow_sides(template, rings, key)
+        # Where the ring pieces lie (mm from the cell's centre): the own ring, the neighbour's facing it.
+        d_own = (cube / 2 + RING_CLEAR_CUBE + g.cell_mm / 2 - RING_CLEAR_LINE) / 2
+        d_facing = g.cell_mm - d_own
+        darkest = math.inf
+        for sx, sy in SIDES:
+            if (sx, sy) not in sides or _may_shade_side(template, cells, key, (sx, sy), sides):
+                continue
+            pieces = strip(key, (sx, sy))
+            if pieces is None:
+                continue
+            own, facing = pieces
+            # A soft, wide shadow (a hand's penumbra) brightens the print steadily across the cell: judge
+            # this side against the light expected there from the middle and the opposite side's print.
+            slope = 0.0
+            opposite = strip(key, (-sx, -sy))
+            if opposite is not None and (opposite[0] or opposite[1]):
+                level, dist = (opposite[0][1], d_own) if opposite[0] else (opposite[1][1], d_facing)
+                slope = max(0.0, (level - mid) / dist)
+            found: list[tuple[list[float], float]] = []
+            # The cell's own ring there, unless its cube (if any) leans over it.
+            if own and sx * dx + sy * dy <= RING_CLEAR_CUBE * 0.5:
+                found.append((own, d_own))
+            n = _offset(template, key, sx, sy)
+            if facing and n is not None:
+                nf = cells[n].features
+                shaded = min(nf.get("r_core", 0.0), nf.get("r_top", 0.0)) < OWN_SHADOW_LIT
+                # A shaded neighbour: a cube beyond it may cast its shadow across it to the facing ring.
+                if not (shaded and any((b := _offset(template, key, 2 * sx + k * sy, 2 * sy + k * sx)) is not None
+                                       and cells[b].label != "." for k in (-1, 0, 1))):
+                    found.append((facing, d_facing))
+            for lum, dist in found:
+                expected = mid - slope * dist
+                if expected < 0.5 * mid:
+                    continue
+                darkest = min(darkest, max(lum[1], float(np.mean(lum)) - OWN_SHADOW_SPREAD * mid) / expected)
+        if math.isfinite(darkest):
+            feats = {**f, "own_dark": darkest}
+            if darkest < OWN_SHADOW_DARK:
+                out[key] = Cell(cell.grid, cell.row, cell.col, "?", min(cell.confidence, 0.3),
+                                "a shadow beside it that only a cube there could cast", feats)
+            else:
+                out[key] = Cell(cell.grid, cell.row, cell.col, cell.label, cell.confidence, cell.reason, feats)
     return out
 
 

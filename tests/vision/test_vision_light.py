@@ -27,6 +27,7 @@ from vision.reader import (
     _classify,
     _classify_over_light,
     _edges_covered,
+    _local_shadow_sides,
     _Measure,
     _on_shadow_line,
     _white_top,
@@ -233,3 +234,29 @@ def test_ordinary_photos_have_no_glare_and_the_glare_set_has() -> None:
     glare = render_board(template, gear, seed=5, conditions=Conditions(size=(800, 600), glare=1.0))
     assert plain.labels["render"]["glare_mm"] is None
     assert glare.labels["render"]["glare_mm"] is not None
+
+
+@pytest.mark.parametrize(("seed", "index", "cell"), [(31, 34, ("weapon_left", 1, 4)),
+                                                      (91, 119, ("weapon_right", 0, 0))])
+def test_a_tooth_that_looks_like_the_print_is_never_called_empty(tmp_path: Path, seed: int, index: int,
+                                                                 cell: tuple[str, int, int]) -> None:
+    # A warm lamp, a cool window and a hand's shadow: the tooth's top looks just like the print beside it
+    # (the old reader called it empty with full confidence). It casts its own shadow on the print beside
+    # it, where no other cube could: flat print casts none, so the cell must not be confidently empty.
+    reading, truth = _benchmark_photo(tmp_path, index, seed=seed)
+    grid, row, col = cell
+    assert truth[grid][row][col] == "T"
+    assert _confident_errors(reading, truth) == []
+    assert _label(reading, grid, row, col) in ("T", "?")
+
+
+def test_shadows_may_fall_on_every_side_the_cubes_nearby_do_not_show_lit() -> None:
+    template = load_template()
+    here = ("weapon_right", 0, 0)
+    lit_up = {("weapon_right", 1, 2): {(0, -1): 0.94, (-1, 0): 0.42}, ("weapon_right", 2, 1): {(0, -1): 0.98},
+              ("helmet", 0, 0): {(1, 0): 0.95}, ("helmet", 0, 1): {(1, 0): 0.97}}  # the helmet is far away
+    sides = _local_shadow_sides(template, lit_up, here)
+    assert (0, -1) not in sides  # two lit rings nearby: shadows do not fall upwards here
+    assert {(1, 0), (-1, 0), (0, 1)} <= sides  # dark, or not seen nearby: may be a shadow side
+    one = {("weapon_right", 1, 2): {(0, -1): 0.94}}
+    assert (0, -1) in _local_shadow_sides(template, one, here)  # one lit ring is not enough evidence
