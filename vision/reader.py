@@ -995,24 +995,11 @@ def _shadow_sides(template: Template, cells: Mapping[CellKey, Cell],
     ratio, a* shift, b* shift): the colours shadows take in this photo's light."""
     ratios: dict[tuple[int, int], list[float]] = {s: [] for s in SIDES}
     dark: list[tuple[float, float, float]] = []
-    for key, cell in cells.items():
-        if cell.label not in ("W", "M", "T") or cell.confidence < 0.8:
-            continue
-        g = template.grids[key[0]]
-        for sx, sy in SIDES:
-            r, c = key[1] + sy, key[2] + sx
-            if not (0 <= r < g.rows and 0 <= c < g.cols):
-                continue
-            n = (key[0], r, c)
-            piece = ring(key, n)
-            if piece is None and cells[n].label == "." and cells[n].confidence >= 0.8:
-                # The cube leans over its own ring on this side: the empty neighbour's ring facing it, a few
-                # mm further out, shows whether its shadow reaches that far.
-                piece = ring(n, key)
-                if piece is not None and piece[0] < SHADOW_SIDE_DARK:
-                    dark.append(piece)
-            if piece is not None:
-                ratios[(sx, sy)].append(piece[0])
+    for sides in _cube_ring_pieces(template, cells, ring).values():
+        for side, (piece, beside) in sides.items():
+            if beside and piece[0] < SHADOW_SIDE_DARK:
+                dark.append(piece)
+            ratios[side].append(piece[0])
 
     if sum(len(v) for v in ratios.values()) < 2 * SHADOW_SIDE_MIN_CUBES:
         return None, dark
@@ -1304,12 +1291,14 @@ def _cell_at(template: Template, x: float, y: float) -> CellKey | None:
     return None
 
 
-def _cube_rings(template: Template, cells: Mapping[CellKey, Cell],
-                ring: Callable[[CellKey, CellKey], tuple[float, float, float] | None]
-                ) -> dict[CellKey, dict[Side, float]]:
-    """Each confident cube's ring darkness (luminance ratio) on the sides where it can be measured: its own
-    ring, or where its cube leans over that, the empty neighbour's ring facing it."""
-    out: dict[CellKey, dict[Side, float]] = {}
+def _cube_ring_pieces(template: Template, cells: Mapping[CellKey, Cell],
+                      ring: Callable[[CellKey, CellKey], tuple[float, float, float] | None]
+                      ) -> dict[CellKey, dict[Side, tuple[tuple[float, float, float], bool]]]:
+    """Each confident cube's ring piece (luminance ratio, a* shift, b* shift) on the sides where it can be
+    measured, and whether it was measured beside the cube: its own ring, or where the cube leans over that,
+    the empty neighbour's ring facing it, a few mm further out (which shows whether its shadow reaches that
+    far)."""
+    out: dict[CellKey, dict[Side, tuple[tuple[float, float, float], bool]]] = {}
     for key, cell in cells.items():
         if cell.label not in ("W", "M", "T") or cell.confidence < 0.8:
             continue
@@ -1320,13 +1309,21 @@ def _cube_rings(template: Template, cells: Mapping[CellKey, Cell],
             if not (0 <= r < g.rows and 0 <= c < g.cols):
                 continue
             n = (key[0], r, c)
-            piece = ring(key, n)
+            piece, beside = ring(key, n), False
             if piece is None and cells[n].label == "." and cells[n].confidence >= 0.8:
-                piece = ring(n, key)
+                piece, beside = ring(n, key), True
             if piece is not None:
-                found[(sx, sy)] = piece[0]
+                found[(sx, sy)] = (piece, beside)
         out[key] = found
     return out
+
+
+def _cube_rings(template: Template, cells: Mapping[CellKey, Cell],
+                ring: Callable[[CellKey, CellKey], tuple[float, float, float] | None]
+                ) -> dict[CellKey, dict[Side, float]]:
+    """Each confident cube's ring darkness (luminance ratio) on the sides where it can be measured."""
+    return {key: {side: piece[0] for side, (piece, _beside) in sides.items()}
+            for key, sides in _cube_ring_pieces(template, cells, ring).items()}
 
 
 def _local_shadow_sides(template: Template, rings: Mapping[CellKey, Mapping[Side, float]], key: CellKey
