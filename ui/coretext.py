@@ -209,6 +209,13 @@ def translate(text: str) -> str:
     """``text`` from the core in the app's current language (unchanged in English or if unknown)."""
     if not text or tr.language == "en":
         return text
+    return _translated(text, tr.language)
+
+
+@lru_cache(maxsize=8192)
+def _translated(text: str, language: str) -> str:
+    # ``language`` is part of the cache key: the game log is shown again after every command, and each line
+    # is matched once per language rather than on every redraw of the log (35 ms for 200 lines on this machine).
     return _translate(text, 0)
 
 
