@@ -14,7 +14,11 @@ Pipeline (a pure function of the pixels and the template):
    by a neighbour). Occupancy: both regions must agree with the empty print (empty) or both differ
    from it (occupied), in CIE Lab with lightness down-weighted (shadows change lightness, not hue).
    Colour: the top face's normalised Lab against the cube references.
-5. A confidence per cell; below the threshold the cell is ``?`` and the photo gets a retake reason
+5. A confidence per cell; below the threshold the cell is ``?``.
+6. A second look at the cells the rules left ``?`` for a reason of shape (not glare, not a hidden board):
+   the cell network (``vision.cellnet``) sees a patch of the rectified board around the cell and decides
+   it only when very sure. It also cross-checks the cells the rules decided with little margin; where it
+   finds their label unlikely, the cell is ``?``. What stays ``?`` gives the photo a retake reason
    (markers missing, too blurry, glare on cells, or which cells were uncertain).
 """
 
@@ -30,6 +34,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from vision import cellnet
+from vision.cellnet import CellNet, default_net
 from vision.colour import LINEAR_LUT, lab_of, lab_to_linear_rgb, linear_rgb_to_lab
 from vision.markers import Pose, estimate_pose, find_markers, fit_homography, grey_of
 from vision.stickers import BLACK_REFLECTANCE, PAPER_REFLECTANCE, patch_box_mm
@@ -748,8 +754,94 @@ def _measure(rect: _Rectified, grid: Grid, pose: Pose, cube: float, r: int, c: i
     return _Measure(out[0], out[1], glare, rect.unevenness(top_sl) if top_sl is not None else 0.0)
 
 
-def read_board(image: U8, template: Template, *, cube_lab: Mapping[str, Sequence[float]] | None = None) -> BoardReading:
-    """Reads the template's gear grids from a BGR photo."""
+def read_board(image: U8, template: Template, *, cube_lab: Mapping[str, Sequence[float]] | None = None,
+               net: CellNet | None | bool = True) -> BoardReading:
+    """Reads the template's gear grids from a BGR photo. ``net``: the cell network that takes a second look
+    at undecided cells (True: the shipped one; False or None: the rules alone)."""
+    read = _read_cells(image, template, cube_lab)
+    model = default_net() if net is True else (net or None)
+    cells_by_key = _second_look(read, template, model) if model is not None else read.cells
+    keys = list(read.cells)
+    cells = [cells_by_key[k] for k in keys]
+    grids = {g.name: tuple("".join(cells_by_key[(g.name, r, c)].label for c in range(g.cols)) for r in range(g.rows))
+             for g in template.gear_grids}
+    loc = read.loc
+    blur = blur_mm(read.grey, loc.markers, template.markers.size_mm) if loc.markers else _grid_blur_mm(read.rect)
+    retake = _retake_reason(loc, cells, blur)
+    return BoardReading(template.name, template.board, grids, tuple(cells), retake, tuple(sorted(loc.markers)),
+                        blur, loc.method, (loc.note,) if loc.note else ())
+
+
+@dataclass(frozen=True)
+class _CellsRead:
+    """What the rules read, with what a second look needs: the rectified grids and the camera."""
+
+    cells: dict[CellKey, Cell]
+    rect: _Rectified
+    loc: Located
+    grey: U8
+
+
+#: Undecided cells the network may decide: questions of shape. Glare, a hidden board or a cell out of the
+#: photo stay '?' (the photo is what is wrong there).
+SECOND_LOOK_REASONS = frozenset({
+    "could be a neighbouring cube's shadow", "cube colour unclear", "cannot tell empty from occupied",
+    "a shadow beside it that only a cube there could cast", "only brighter or darker than the board around it"})
+
+
+def cell_patches(read: _CellsRead, template: Template, keys: Sequence[CellKey]) -> F32:
+    """The cell network's inputs for these cells (see vision.cellnet)."""
+    out = np.empty((len(keys), cellnet.CHANNELS, cellnet.PATCH_PX, cellnet.PATCH_PX), dtype=np.float32)
+    rect, pose, cube = read.rect, read.loc.pose, template.cube_mm
+    for i, key in enumerate(keys):
+        g = template.grids[key[0]]
+        x, y = g.cell_centre(key[1], key[2])
+        f = read.cells[key].features
+        ref = np.array([f.get("ref_r", 0.0), f.get("ref_g", 0.0), f.get("ref_b", 0.0)], dtype=np.float32)
+        out[i] = cellnet.patch(rect.raw, rect.x0, rect.y0, rect.ppm, (x, y), ref, pose.top_shift(x, y, cube), cube)
+    return out
+
+
+#: Cells the rules decided below this confidence are shown to the network too, as a cross-check.
+CROSS_CHECK_BELOW = 0.8
+#: A cross-checked cell whose rule label the network gives less than this probability becomes '?'.
+DISAGREE_BELOW = 0.5
+DISAGREE_REASON = "the rules and the cell network disagree"
+
+
+def _second_look(read: _CellsRead, template: Template, model: CellNet) -> dict[CellKey, Cell]:
+    """Undecided cells the network is very sure of take its label; the rest keep their '?' and reason.
+    Cells the rules decided with little margin are cross-checked: if the network finds their label
+    unlikely, the two readers disagree and the cell is '?'."""
+    undecided = [k for k, c in read.cells.items() if c.label == "?" and c.reason in SECOND_LOOK_REASONS
+                 and "ref_r" in c.features]
+    checked = [k for k, c in read.cells.items() if c.label != "?" and c.confidence < CROSS_CHECK_BELOW
+               and "ref_r" in c.features]
+    keys = undecided + checked
+    if not keys:
+        return read.cells
+    probs = model.probabilities(cell_patches(read, template, keys), views=cellnet.VIEWS)
+    out = dict(read.cells)
+    for i, (key, p) in enumerate(zip(keys, probs, strict=True)):
+        cell = out[key]
+        best = int(np.argmax(p))
+        feats = {**cell.features, "net_p": float(p[best]), "net_best": float(best)}
+        if i >= len(undecided):
+            agree = float(p[cellnet.LABELS.index(cell.label)])
+            feats["net_agree"] = agree
+            if agree < DISAGREE_BELOW:
+                out[key] = Cell(cell.grid, cell.row, cell.col, "?", min(cell.confidence, agree), DISAGREE_REASON, feats)
+            else:
+                out[key] = Cell(cell.grid, cell.row, cell.col, cell.label, cell.confidence, cell.reason, feats)
+        elif p[best] >= cellnet.ACCEPT:
+            out[key] = Cell(cell.grid, cell.row, cell.col, cellnet.LABELS[best], float(p[best]), "", feats)
+        else:
+            out[key] = Cell(cell.grid, cell.row, cell.col, "?", cell.confidence, cell.reason, feats)
+    return out
+
+
+def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[float]] | None) -> _CellsRead:
+    """The rule-based reading of every cell."""
     if image.ndim != 3 or image.shape[2] != 3:
         raise PhotoError("expected a colour photo")
     grey = grey_of(image)
@@ -840,13 +932,7 @@ def read_board(image: U8, template: Template, *, cube_lab: Mapping[str, Sequence
                            long_shadows_absent=_band_unshaded(all_bands) and _edges_covered(template, read))
     rings = _cube_rings(template, second, ring)
     second = _own_shadow_guard(second, measures, rect, template, loc.pose, cube, rings)
-    cells = [second[(g.name, r, c)] for g, r, c in keys]
-    grids = {g.name: tuple("".join(second[(g.name, r, c)].label for c in range(g.cols)) for r in range(g.rows))
-             for g in grids_}
-    blur = blur_mm(grey, loc.markers, template.markers.size_mm) if loc.markers else _grid_blur_mm(rect)
-    retake = _retake_reason(loc, cells, blur)
-    return BoardReading(template.name, template.board, grids, tuple(cells), retake, tuple(sorted(loc.markers)),
-                        blur, loc.method, (loc.note,) if loc.note else ())
+    return _CellsRead({(g.name, r, c): second[(g.name, r, c)] for g, r, c in keys}, rect, loc, grey)
 
 
 def _white_top(template: Template, pose: Pose, x: float, y: float, w: float, h: float, fill: float) -> bool:

@@ -1,5 +1,6 @@
 """The board reader where the light is the hard part: print in the cubes' own shadows around a grid, a
 neighbour's shadow on a cell's footprint, and mixed light turning print pale (which must stay '?').
+These test the rules alone (no cell network: see test_vision_cellnet.py).
 
 The photos are full-size (12 MP) renders of the benchmark's own recipe (vision.synth, ordinary conditions,
 seed 2026), written as JPEG and decoded as the benchmark and the app do; the old reader left the named
@@ -48,7 +49,7 @@ def _benchmark_photo(tmp_path: Path, index: int, seed: int = 2026) -> tuple[Boar
     rendered = render_board(template, gear, seed=photo_seed, conditions=cond)
     path = tmp_path / f"photo-{index:04d}.jpg"
     assert cv2.imwrite(str(path), rendered.image, [cv2.IMWRITE_JPEG_QUALITY, 97])
-    return read_board(load_photo(path), template), dict(rendered.labels)
+    return read_board(load_photo(path), template, net=False), dict(rendered.labels)
 
 
 def _confident_errors(reading: BoardReading, truth: dict[str, Any]) -> list[str]:

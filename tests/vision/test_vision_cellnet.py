@@ -1,0 +1,160 @@
+"""The cell network's second look: its numpy arithmetic, its inputs, the shipped weights, and what it
+decides on full-size benchmark-recipe photos where the rules alone say '?'."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+from vision import cellnet
+from vision.cellnet import CellNet, _conv3x3_relu, _pool2, conv_matrix, default_net, symmetry
+from vision.reader import CROSS_CHECK_BELOW, DISAGREE_REASON, BoardReading, load_photo, read_board
+from vision.synth import Conditions, random_gear, render_board
+from vision.template import load_template
+
+
+def test_the_convolution_is_a_padded_3x3_cross_correlation_then_relu() -> None:
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(2, 3, 6, 5)).astype(np.float32)
+    w = rng.normal(size=(4, 3, 3, 3)).astype(np.float32)
+    b = rng.normal(size=4).astype(np.float32)
+    pad = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    want = np.zeros((2, 4, 6, 5), np.float32)
+    for n in range(2):
+        for o in range(4):
+            for i in range(6):
+                for j in range(5):
+                    want[n, o, i, j] = max(0.0, float((pad[n, :, i:i + 3, j:j + 3] * w[o]).sum() + b[o]))
+    got = _conv3x3_relu(np.ascontiguousarray(x.transpose(0, 2, 3, 1)), conv_matrix(w), b)  # channels last
+    assert np.allclose(got.transpose(0, 3, 1, 2), want, atol=1e-5)
+    assert np.array_equal(_pool2(np.arange(16, dtype=np.float32).reshape(1, 4, 4, 1)),
+                          np.array([[[[5], [7]], [[13], [15]]]], dtype=np.float32))
+
+
+def test_the_quarter_turned_views_average_to_one_probability_each() -> None:
+    net = default_net()
+    assert net is not None
+    x = np.random.default_rng(3).normal(0, 0.5, size=(2, cellnet.CHANNELS, 64, 64)).astype(np.float32)
+    each = [net.probabilities(symmetry(x, k)) for k in range(4)]
+    assert np.allclose(net.probabilities(x, views=4), np.mean(each, axis=0), atol=1e-6)
+
+
+def test_the_shipped_weights_load_and_give_probabilities() -> None:
+    net = default_net()
+    assert net is not None, "vision/models/cellnet.npz is missing: run python -m vision.train_cellnet"
+    p = net.probabilities(np.zeros((3, cellnet.CHANNELS, cellnet.PATCH_PX, cellnet.PATCH_PX), np.float32))
+    assert p.shape == (3, len(cellnet.LABELS))
+    assert np.allclose(p.sum(axis=1), 1.0, atol=1e-5)
+    # Lit print all over the patch, no parallax: an empty cell.
+    assert cellnet.LABELS[int(np.argmax(p[0]))] == "."
+
+
+def test_weights_for_another_shape_are_refused(tmp_path: Path) -> None:
+    path = tmp_path / "bad.npz"
+    np.savez(path, **{"conv0.w": np.zeros((8, 3, 3, 3), np.float32), "conv0.b": np.zeros(8, np.float32),
+                      "fc0.w": np.zeros((4, 8 * 32 * 32), np.float32), "fc0.b": np.zeros(4, np.float32)})
+    with pytest.raises(ValueError, match="not a cell network"):
+        CellNet.from_file(path)
+
+
+def test_a_patch_is_the_light_relative_to_the_print_with_the_parallax_planes() -> None:
+    ppm = 6.0
+    raw = np.full((400, 400, 3), 180, np.uint8)
+    raw[170:230, 170:230] = (90, 90, 90)  # a dark 10 mm square around mm (33.3, 33.3)
+    ref = cellnet.LINEAR_LUT[np.array([180, 180, 180])]
+    x = cellnet.patch(raw, 0.0, 0.0, ppm, (33.3, 33.3), ref, (1.6, -0.8), 8.0)
+    assert x.shape == (cellnet.CHANNELS, cellnet.PATCH_PX, cellnet.PATCH_PX)
+    assert abs(float(x[0, 2, 2])) < 1e-6  # print: ratio 1
+    middle = float(x[1, 32, 31])
+    assert middle == pytest.approx(float(np.log2(cellnet.LINEAR_LUT[90] / cellnet.LINEAR_LUT[180])), abs=0.05)
+    assert np.all(x[3] == pytest.approx(0.2)) and np.all(x[4] == pytest.approx(-0.1))
+    # Near the rectified image's edge the border is repeated, never read outside the array.
+    edge = cellnet.patch(raw, 0.0, 0.0, ppm, (5.0, 5.0), ref, (0.0, 0.0), 8.0)
+    assert np.isfinite(edge).all()
+
+
+def test_the_training_symmetries_turn_the_parallax_with_the_image() -> None:
+    x = np.zeros((1, cellnet.CHANNELS, 64, 64), np.float32)
+    x[0, 0, 20, 40] = 1.0  # 8.5 px right of the centre, 11.5 px up: the parallax points there too
+    x[0, 3], x[0, 4] = 8.5, -11.5
+    for k in range(8):
+        out = symmetry(x, k)
+        row, col = np.argwhere(out[0, 0] == 1.0)[0]
+        assert (col - 31.5, row - 31.5) == pytest.approx((float(out[0, 3, 0, 0]), float(out[0, 4, 0, 0])))
+
+
+def _benchmark_photo(tmp_path: Path, index: int, seed: int = 2026) -> tuple[Path, dict[str, Any]]:
+    template = load_template()
+    photo_seed = seed * 100_000 + index
+    rng = np.random.default_rng(photo_seed)
+    cond = Conditions()
+    gear = random_gear(rng, template, float(rng.uniform(*cond.fill)))
+    rendered = render_board(template, gear, seed=photo_seed, conditions=cond)
+    path = tmp_path / f"photo-{index:04d}.jpg"
+    assert cv2.imwrite(str(path), rendered.image, [cv2.IMWRITE_JPEG_QUALITY, 97])
+    return path, dict(rendered.labels)
+
+
+def _confident_errors(reading: BoardReading, truth: dict[str, Any]) -> list[str]:
+    return [f"{c.grid}[{c.row}][{c.col}] is {truth[c.grid][c.row][c.col]}, read {c.label}"
+            for c in reading.cells if c.label != "?" and c.label != truth[c.grid][c.row][c.col]]
+
+
+@pytest.mark.parametrize(("index", "cells", "all_read"), [
+    # Deep bluish lamp shadows on empty cells that look exactly like metal, beside a metal cube.
+    (152, [("helmet", 1, 3), ("helmet", 2, 2), ("weapon_left", 1, 0), ("weapon_left", 1, 3)], False),
+    # Wood cubes under a warm lamp, as dark as the shadows around them.
+    (242, [("helmet", 0, 0), ("helmet", 0, 2), ("weapon_left", 1, 4), ("weapon_left", 2, 4),
+           ("weapon_right", 0, 0), ("weapon_right", 2, 0)], True),
+])
+def test_the_second_look_reads_what_the_rules_leave_undecided(tmp_path: Path, index: int,
+                                                              cells: list[tuple[str, int, int]],
+                                                              all_read: bool) -> None:
+    path, truth = _benchmark_photo(tmp_path, index)
+    template = load_template()
+    image = load_photo(path)
+    rules = read_board(image, template, net=False)
+    both = read_board(image, template)
+    assert _confident_errors(both, truth) == []
+    by_key = {(c.grid, c.row, c.col): c for c in both.cells}
+    for key in cells:
+        assert rules.grids[key[0]][key[1]][key[2]] == "?", key
+        cell = by_key[key]
+        assert cell.label == truth[key[0]][key[1]][key[2]], key
+        assert cell.confidence >= cellnet.ACCEPT and cell.features["net_p"] >= cellnet.ACCEPT
+    assert (both.retake is None) == all_read
+
+
+def test_a_rule_answer_the_network_finds_unlikely_becomes_a_question(tmp_path: Path) -> None:
+    # An empty cell in a warm lamp's light that the rules call wood with little margin: the network is
+    # sure it is print, so neither answer is given and the photo asks for a retake.
+    path, truth = _benchmark_photo(tmp_path, 287)
+    template = load_template()
+    image = load_photo(path)
+    rules = read_board(image, template, net=False)
+    assert rules.grids["helmet"][2][1] == "W" and truth["helmet"][2][1] == "."
+    both = read_board(image, template)
+    cell = next(c for c in both.cells if (c.grid, c.row, c.col) == ("helmet", 2, 1))
+    assert cell.label == "?" and cell.reason == DISAGREE_REASON and cell.features["net_agree"] < 0.5
+    assert both.retake is not None and "helmet[2][1]" in both.retake
+    assert _confident_errors(both, truth) == []
+    # Cells the rules decided with a wide margin are never shown to the network.
+    sure = {(c.grid, c.row, c.col) for c in rules.cells if c.label != "?" and c.confidence >= CROSS_CHECK_BELOW}
+    assert sure and all("net_p" not in c.features for c in both.cells if (c.grid, c.row, c.col) in sure)
+
+
+def test_glare_is_never_given_a_second_look(tmp_path: Path) -> None:
+    template = load_template()
+    rng = np.random.default_rng(5)
+    gear = random_gear(rng, template, 0.5)
+    rendered = render_board(template, gear, seed=5, conditions=Conditions(size=(2000, 1500), glare=1.0))
+    path = tmp_path / "glare.jpg"
+    assert cv2.imwrite(str(path), rendered.image, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    reading = read_board(load_photo(path), template)
+    glared = [c for c in reading.cells if c.reason == "glare"]
+    assert glared and all(c.label == "?" and "net_p" not in c.features for c in glared)
+    assert reading.retake is not None

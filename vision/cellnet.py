@@ -1,0 +1,186 @@
+"""A second look at the cells the board reader cannot decide: a small convolutional network over a patch of
+the rectified board around the cell.
+
+The rule-based reader (``vision.reader``) measures a cell's two regions against the print around it and
+says ``?`` when colour alone cannot tell a metal cube from a neighbour's shadow, or a pale tooth from print
+in another light's shadow. Those are questions of shape: a cube's top is a sharp square standing 8 mm
+above the print, with side faces between it and its footprint; a shadow is flat, joined to the cube that
+casts it, and keeps the print's grid lines. The network sees the patch and answers with a probability per
+label; the reader takes its answer only when it is very sure (``ACCEPT``).
+
+The patch: ``PATCH_MM`` square of board around the point midway between the cell's footprint and where a
+cube's top would appear (so parallax never pushes the top out of view), ``PATCH_PX`` pixels a side, each
+pixel's linear RGB divided by the print's light measured next to the cell, on a log scale, plus two
+constant planes with the top's parallax shift (which way the side faces show).
+
+Inference is plain numpy (no deep-learning runtime on the tablet). The weights (``models/cellnet.npz``)
+come from ``python -m vision.train_cellnet``, which renders labelled photos with ``vision.synth`` on seeds the
+benchmark never uses and trains with PyTorch (a development-only dependency).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.colour import LINEAR_LUT
+
+F32 = npt.NDArray[np.float32]
+U8 = npt.NDArray[np.uint8]
+
+LABELS = ("W", "M", "T", ".")
+PATCH_MM = 24.0
+PATCH_PX = 64
+CHANNELS = 5
+#: Ratios to the print's light are clipped to this range before the log: deeper than a shadow, brighter
+#: than a tooth in full light.
+RATIO_RANGE = (1 / 32, 4.0)
+#: The network's answer replaces a '?' only at this probability or above.
+ACCEPT = 0.98
+#: The network's probabilities are the mean over the patch turned a quarter turn at a time (test-time
+#: augmentation: it was trained under all eight symmetries of the square, and one view that is wrongly
+#: sure is outvoted by the others).
+VIEWS = 4
+
+MODEL_PATH = Path(__file__).with_name("models") / "cellnet.npz"
+
+
+def patch(raw: U8, x0: float, y0: float, ppm: float, centre: tuple[float, float], ref_rgb: F32,
+          shift: tuple[float, float], cube_mm: float) -> F32:
+    """One network input (CHANNELS x PATCH_PX x PATCH_PX) from a rectified BGR image whose pixel (0, 0)
+    is board mm (x0, y0) at ``ppm`` pixels per mm; ``centre`` the cell's centre in board mm, ``ref_rgb``
+    the print's linear RGB next to it, ``shift`` the parallax of a cube's top (board mm)."""
+    cx, cy = centre[0] + shift[0] / 2, centre[1] + shift[1] / 2
+    half = PATCH_MM / 2
+    u0 = int(round((cx - half - x0) * ppm))
+    v0 = int(round((cy - half - y0) * ppm))
+    n = int(round(PATCH_MM * ppm))
+    h, w = raw.shape[:2]
+    a0, b0 = max(u0, 0), max(v0, 0)
+    a1, b1 = min(u0 + n, w), min(v0 + n, h)
+    if a1 - a0 < n // 2 or b1 - b0 < n // 2:
+        piece = np.zeros((n, n, 3), dtype=np.uint8)
+    else:
+        piece = cv2.copyMakeBorder(raw[b0:b1, a0:a1], b0 - v0, v0 + n - b1, a0 - u0, u0 + n - a1,
+                                   cv2.BORDER_REPLICATE)
+    small = cv2.resize(piece, (PATCH_PX, PATCH_PX), interpolation=cv2.INTER_AREA)
+    rgb = LINEAR_LUT[small[:, :, ::-1]]
+    ratio = rgb / np.maximum(np.asarray(ref_rgb, dtype=np.float32), 1e-4)
+    out = np.empty((CHANNELS, PATCH_PX, PATCH_PX), dtype=np.float32)
+    out[:3] = np.log2(np.clip(ratio, *RATIO_RANGE)).transpose(2, 0, 1)
+    out[3] = shift[0] / cube_mm
+    out[4] = shift[1] / cube_mm
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# The network, in numpy. Layout of the weights file: conv{i}.w (out, in, 3, 3) and conv{i}.b with batch
+# norm already folded in, then fc{i}.w (out, in) and fc{i}.b. Inside, activations are channels-last
+# (N, H, W, C), and each convolution is one matrix product over the 3x3 neighbourhoods (im2col).
+
+
+def conv_matrix(w: F32) -> F32:
+    """A convolution's weights (O, C, 3, 3) as the (9 C, O) matrix ``_conv3x3_relu`` multiplies by: rows in
+    the order (dy, dx, c)."""
+    o, c = w.shape[:2]
+    return np.ascontiguousarray(w.transpose(2, 3, 1, 0).reshape(9 * c, o))
+
+
+def _conv3x3_relu(x: F32, w: F32, b: F32) -> F32:
+    """3x3 cross-correlation with zero padding 1, then ReLU: x (N, H, W, C), w from ``conv_matrix``."""
+    n, h, wd, c = x.shape
+    pad = np.zeros((n, h + 2, wd + 2, c), dtype=np.float32)
+    pad[:, 1:-1, 1:-1] = x
+    cols = np.empty((n, h, wd, 9, c), dtype=np.float32)
+    for dy in range(3):
+        for dx in range(3):
+            cols[:, :, :, 3 * dy + dx] = pad[:, dy:dy + h, dx:dx + wd]
+    out = cols.reshape(n * h * wd, 9 * c) @ w
+    out += b
+    np.maximum(out, 0.0, out=out)
+    return out.reshape(n, h, wd, -1)
+
+
+def _pool2(x: F32) -> F32:
+    """2x2 max pooling, stride 2, channels last."""
+    n, h, w, c = x.shape
+    return x.reshape(n, h // 2, 2, w // 2, 2, c).max(axis=(2, 4))
+
+
+def symmetry(x: F32, k: int) -> F32:
+    """One of the eight symmetries of the square applied to patches (N, CHANNELS, H, W): ``k % 4`` quarter
+    turns counter-clockwise, then a left-right mirror when ``k >= 4``. The parallax planes (the top's shift
+    along x and y, image axes with y down) turn with the image."""
+    out = np.array(x, dtype=np.float32, copy=True)
+    for _ in range(k % 4):
+        # A quarter turn counter-clockwise takes a vector (dx, dy) to (dy, -dx).
+        out = np.rot90(out, 1, axes=(2, 3))
+        dx, dy = out[:, 3].copy(), out[:, 4].copy()
+        out[:, 3], out[:, 4] = dy, -dx
+    if k >= 4:
+        out = out[:, :, :, ::-1]
+        out[:, 3] = -out[:, 3]
+    return np.ascontiguousarray(out)
+
+
+@dataclass(frozen=True)
+class CellNet:
+    """Convolutions as (``conv_matrix``, bias) pairs, then dense layers as (weights (out, in), bias)."""
+
+    convs: tuple[tuple[F32, F32], ...]
+    fcs: tuple[tuple[F32, F32], ...]
+
+    def probabilities(self, patches: F32, views: int = 1) -> F32:
+        """(N, CHANNELS, PATCH_PX, PATCH_PX) -> (N, len(LABELS)) probabilities, averaged over the first
+        ``views`` symmetries of the square (1: the patch as it is; 4: its quarter turns)."""
+        x = np.asarray(patches, dtype=np.float32)
+        n = len(x)
+        if views > 1:
+            x = np.concatenate([symmetry(x, k) for k in range(views)])
+        x = np.ascontiguousarray(x.transpose(0, 2, 3, 1))
+        for w, b in self.convs:
+            x = _pool2(_conv3x3_relu(x, w, b))
+        # The dense layer was trained on (C, H, W) order.
+        x = x.transpose(0, 3, 1, 2).reshape(len(x), -1)
+        for i, (w, b) in enumerate(self.fcs):
+            x = x @ w.T + b
+            if i < len(self.fcs) - 1:
+                np.maximum(x, 0.0, out=x)
+        x = x - x.max(axis=1, keepdims=True)
+        e = np.exp(x)
+        p = e / e.sum(axis=1, keepdims=True)
+        return np.asarray(p.reshape(views, n, -1).mean(axis=0) if views > 1 else p, dtype=np.float32)
+
+    @classmethod
+    def from_file(cls, path: Path) -> CellNet:
+        with np.load(path) as data:
+            arrays = {k: np.asarray(data[k], dtype=np.float32) for k in data.files}
+        raw = [(arrays[f"conv{i}.w"], arrays[f"conv{i}.b"]) for i in range(_count(arrays, "conv"))]
+        fcs = tuple((arrays[f"fc{i}.w"], arrays[f"fc{i}.b"]) for i in range(_count(arrays, "fc")))
+        if not raw or not fcs or raw[0][0].shape[1] != CHANNELS or fcs[-1][0].shape[0] != len(LABELS):
+            raise ValueError(f"{path} is not a cell network for this reader")
+        side = PATCH_PX // 2 ** len(raw)
+        if fcs[0][0].shape[1] != raw[-1][0].shape[0] * side * side:
+            raise ValueError(f"{path} was trained for another patch size")
+        return cls(tuple((conv_matrix(w), b) for w, b in raw), fcs)
+
+
+def _count(arrays: dict[str, F32], prefix: str) -> int:
+    n = 0
+    while f"{prefix}{n}.w" in arrays:
+        n += 1
+    return n
+
+
+@lru_cache(maxsize=1)
+def default_net() -> CellNet | None:
+    """The shipped network, or None when its weights are missing (the reader then keeps its '?')."""
+    if not MODEL_PATH.exists():
+        return None
+    return CellNet.from_file(MODEL_PATH)
+
