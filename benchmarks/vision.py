@@ -18,9 +18,7 @@ spot on the grids, markers covered) check that the reader asks for a retake inst
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
-import os
 import statistics
 import sys
 import time
@@ -35,49 +33,15 @@ sys.path[0] = str(Path(__file__).resolve().parents[1])
 from vision.reader import PhotoError, load_photo, read_board  # noqa: E402
 from vision.synth import (  # noqa: E402
     BAD_BLUR,
-    RENDER_VERSION,
     STRONG_GLARE,
     Conditions,
-    random_gear,
-    render_board,
-    write_rendered,
+    photo_cache_dir,
+    photo_set,
+    photo_set_folder,
 )
 from vision.template import GEAR_GRIDS, load_template  # noqa: E402
 
 LETTERS = ["W", "M", "T", "."]
-
-
-def cache_dir() -> Path:
-    from platformdirs import user_cache_dir
-
-    return Path(os.environ.get("FUJIKORO_VISION_CACHE", user_cache_dir("fujikoro"))) / "vision-bench"
-
-
-def set_folder(root: Path, name: str, seed: int, cond: Conditions) -> Path:
-    """The cache folder of one photo set: named by the set, its seed, size and a hash of everything that
-    decides its pixels (the conditions, the renderer's version), so a change is never read from a stale cache."""
-    key = repr((RENDER_VERSION, seed, cond)).encode()
-    w, h = cond.size
-    return root / f"{name}-seed{seed}-{w}x{h}-{hashlib.sha256(key).hexdigest()[:10]}"
-
-
-def ensure_set(folder: Path, count: int, seed: int, cond: Conditions, prefix: str = "photo") -> list[Path]:
-    folder.mkdir(parents=True, exist_ok=True)
-    template = load_template()
-    paths = []
-    for i in range(count):
-        path = folder / f"{prefix}-{i:04d}.jpg"
-        paths.append(path)
-        if path.exists() and path.with_suffix(".json").exists():
-            continue
-        photo_seed = seed * 100_000 + i
-        rng = np.random.default_rng(photo_seed)
-        gear = random_gear(rng, template, float(rng.uniform(*cond.fill)))
-        rendered = render_board(template, gear, seed=photo_seed, conditions=cond)
-        write_rendered(rendered, path, quality=97)
-        if (i + 1) % 25 == 0:
-            print(f"  rendered {i + 1}/{count}", file=sys.stderr)
-    return paths
 
 
 #: Beyond this (px at 4000 px wide) a rendered photo is deliberately blurred, not an ordinary phone photo.
@@ -94,7 +58,7 @@ def has_defect(truth: dict[str, object]) -> bool:
     return render.get("glare_mm") is not None or blur > HEAVY_BLUR_PX
 
 
-def evaluate(paths: list[Path], verbose: bool) -> dict[str, object]:
+def evaluate(paths: list[Path], verbose: bool, net: bool = True) -> dict[str, object]:
     template = load_template()
     times, cpu_times, cells, wrong, confident_wrong, boards_ok = [], [], 0, 0, 0, 0
     confusion: Counter[tuple[str, str]] = Counter()
@@ -110,7 +74,7 @@ def evaluate(paths: list[Path], verbose: bool) -> dict[str, object]:
         truth = json.loads(path.with_suffix(".json").read_text())
         start, cpu_start = time.perf_counter(), time.process_time()
         try:
-            reading = read_board(load_photo(path), template)
+            reading = read_board(load_photo(path), template, net=net)
         except PhotoError as error:
             times.append(time.perf_counter() - start)
             cpu_times.append(time.process_time() - cpu_start)
@@ -251,21 +215,22 @@ def main() -> int:
     parser.add_argument("--size", default="4000x3000")
     parser.add_argument("--cache", type=Path, default=None)
     parser.add_argument("--verbose", action="store_true")
+    parser.add_argument("--no-net", action="store_true", help="the rules alone, without the cell network's second look")
     parser.add_argument("--dice", type=int, default=60, help="dice-tray photos to render and read (0 to skip)")
     args = parser.parse_args()
     w, h = (int(v) for v in args.size.split("x"))
-    root = args.cache or cache_dir()
+    root = args.cache or photo_cache_dir()
     print(f"photo cache: {root}", file=sys.stderr)
     cond = Conditions(size=(w, h))
-    paths = ensure_set(set_folder(root, "ordinary", args.seed, cond), args.count, args.seed, cond)
-    report("ordinary photos (no deliberate defect)", evaluate(paths, args.verbose))
+    paths = photo_set(photo_set_folder(root, "ordinary", args.seed, cond), args.count, args.seed, cond)
+    report("ordinary photos (no deliberate defect)", evaluate(paths, args.verbose, not args.no_net))
     if args.bad:
         bad_sets = [("blurred", BAD_BLUR, max(1, args.bad // 3)), ("glare", STRONG_GLARE, args.bad),
                     ("one-marker", Conditions(hide_markers=3), max(1, args.bad // 3))]
         for name, bad, n in bad_sets:
             bad = Conditions(**{**{f: getattr(bad, f) for f in bad.__dataclass_fields__}, "size": (w, h)})
-            bad_paths = ensure_set(set_folder(root, name, args.seed + 7, bad), n, args.seed + 7, bad, prefix=name)
-            res = evaluate(bad_paths, args.verbose)
+            bad_paths = photo_set(photo_set_folder(root, name, args.seed + 7, bad), n, args.seed + 7, bad, prefix=name)
+            res = evaluate(bad_paths, args.verbose, not args.no_net)
             asked, refused = int(res["asked"]), int(res["refused"])  # type: ignore[call-overload]
             print(f"== bad photos ({name}): {len(bad_paths)} photos; retake asked on {asked}, refused (no board "
                   f"read) on {refused}, read without a retake on {len(bad_paths) - asked - refused}; "

@@ -15,8 +15,11 @@ so a point above the table has a negative z.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
+import os
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,7 +39,7 @@ from vision.stickers import (
     StickerSpec,
     render_sticker,
 )
-from vision.template import GEAR_GRIDS, Template
+from vision.template import GEAR_GRIDS, Template, load_template
 
 F32 = npt.NDArray[np.float32]
 F64 = npt.NDArray[np.float64]
@@ -694,3 +697,43 @@ def write_rendered(rendered: Rendered, image_path: Path, *, quality: int = 95) -
     label_path = image_path.with_suffix(".json")
     label_path.write_text(json.dumps(rendered.labels, indent=1), encoding="utf-8")
     return label_path
+
+
+# --------------------------------------------------------------------------------------------
+# Cached photo sets: the benchmark's and the cell network's training photos.
+
+
+def photo_cache_dir() -> Path:
+    """Where rendered photo sets are kept (``FUJIKORO_VISION_CACHE`` overrides the user cache folder)."""
+    from platformdirs import user_cache_dir
+
+    return Path(os.environ.get("FUJIKORO_VISION_CACHE", user_cache_dir("fujikoro"))) / "vision-bench"
+
+
+def photo_set_folder(root: Path, name: str, seed: int, cond: Conditions) -> Path:
+    """The cache folder of one photo set: named by the set, its seed, size and a hash of everything that
+    decides its pixels (the conditions, the renderer's version), so a change is never read from a stale cache."""
+    key = repr((RENDER_VERSION, seed, cond)).encode()
+    w, h = cond.size
+    return root / f"{name}-seed{seed}-{w}x{h}-{hashlib.sha256(key).hexdigest()[:10]}"
+
+
+def photo_set(folder: Path, count: int, seed: int, cond: Conditions, prefix: str = "photo",
+              template: Template | None = None) -> list[Path]:
+    """The paths of a set's ``count`` photos (JPEG plus labels JSON), rendering the ones not cached yet.
+    Photo ``i`` is rendered from seed ``seed * 100000 + i``, so a set can grow without changing."""
+    folder.mkdir(parents=True, exist_ok=True)
+    template = template or load_template()
+    paths = []
+    for i in range(count):
+        path = folder / f"{prefix}-{i:04d}.jpg"
+        paths.append(path)
+        if path.exists() and path.with_suffix(".json").exists():
+            continue
+        photo_seed = seed * 100_000 + i
+        rng = np.random.default_rng(photo_seed)
+        gear = random_gear(rng, template, float(rng.uniform(*cond.fill)))
+        write_rendered(render_board(template, gear, seed=photo_seed, conditions=cond), path, quality=97)
+        if (i + 1) % 25 == 0:
+            print(f"  rendered {i + 1}/{count}", file=sys.stderr, flush=True)
+    return paths
