@@ -1,0 +1,194 @@
+"""Trains the cell network (vision.cellnet) on rendered photos and writes ``vision/models/cellnet.npz``.
+
+    pip install torch                      # development only; the app runs the network in numpy
+    python -m vision.train_cellnet         # renders (once, cached) and reads the training photos, trains
+
+The photos come from ``vision.synth`` with the ordinary conditions of the benchmark (perspective, 2700-6500 K
+and mixed light, cast shadows, blur, noise, JPEG, clutter) on seeds the benchmark never uses
+(``TRAIN_SEEDS``). Every photo is read by the rule-based reader first, and each cell's patch is cut from
+the same rectified image and normalised by the same print reference the reader used, so training and
+reading see the same inputs. Cells the rules left undecided weigh more in the loss: they are the ones the
+network is asked about. A tenth of the photos is held out; the script prints the held-out accuracy, over
+all cells and over the undecided ones, and how many answers at or above ``cellnet.ACCEPT`` were wrong.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from vision import cellnet
+from vision.reader import PhotoError, _read_cells, cell_patches, load_photo
+from vision.synth import Conditions, photo_cache_dir, photo_set, photo_set_folder
+from vision.template import GEAR_GRIDS, Template, load_template
+
+#: (seed, photos): never the benchmark's seeds (2026, 31, 32, 77, 91, 123, 5, 2033).
+TRAIN_SEEDS = ((7001, 1200), (7002, 500))
+#: Undecided cells count this many times in the loss.
+HARD_WEIGHT = 4.0
+
+
+def extract(paths: list[Path], template: Template) -> dict[str, np.ndarray]:
+    """Patches, true labels, the rules' labels and reasons, and the photo index of every cell."""
+    xs, ys, hard, photo = [], [], [], []
+    for i, path in enumerate(paths):
+        truth = json.loads(path.with_suffix(".json").read_text())
+        try:
+            read = _read_cells(load_photo(path), template, None)
+        except PhotoError:
+            continue
+        keys = list(read.cells)
+        xs.append(cell_patches(read, template, keys).astype(np.float16))
+        for name, r, c in keys:
+            ys.append(cellnet.LABELS.index(truth[name][r][c]))
+            cell = read.cells[(name, r, c)]
+            hard.append(cell.label == "?")
+            photo.append(i)
+        if (i + 1) % 100 == 0:
+            print(f"  read {i + 1}/{len(paths)}", file=sys.stderr, flush=True)
+    return {"x": np.concatenate(xs), "y": np.array(ys, dtype=np.int64), "hard": np.array(hard),
+            "photo": np.array(photo, dtype=np.int64)}
+
+
+def dataset(template: Template, cond: Conditions) -> dict[str, np.ndarray]:
+    parts = []
+    for seed, count in TRAIN_SEEDS:
+        folder = photo_set_folder(photo_cache_dir(), "train", seed, cond)
+        data_file = folder / f"cells-{count}.npz"
+        if data_file.exists():
+            with np.load(data_file) as d:
+                parts.append({k: d[k] for k in d.files})
+            continue
+        paths = photo_set(folder, count, seed, cond, template=template)
+        part = extract(paths, template)
+        np.savez(data_file, **part)
+        parts.append(part)
+    offset, out = 0, []
+    for part in parts:
+        part = dict(part)
+        part["photo"] = part["photo"] + offset
+        offset = int(part["photo"].max()) + 1
+        out.append(part)
+    return {k: np.concatenate([p[k] for p in out]) for k in out[0]}
+
+
+def train(data: dict[str, np.ndarray], epochs: int, out_path: Path, seed: int = 0) -> None:
+    import torch
+    from torch import nn
+
+    torch.manual_seed(seed)
+    torch.set_num_threads(2)
+    rng = np.random.default_rng(seed)
+    photos = np.unique(data["photo"])
+    held = set(rng.choice(photos, size=max(1, len(photos) // 10), replace=False).tolist())
+    is_val = np.array([p in held for p in data["photo"]])
+    x, y, hard = data["x"], data["y"], data["hard"]
+    tr, va = np.flatnonzero(~is_val), np.flatnonzero(is_val)
+    print(f"cells: {len(tr)} training ({int(hard[tr].sum())} undecided by the rules), {len(va)} held out "
+          f"({int(hard[va].sum())} undecided)", flush=True)
+
+    widths = (16, 32, 48, 64)
+    layers: list[nn.Module] = []
+    cin = cellnet.CHANNELS
+    for w in widths:
+        layers += [nn.Conv2d(cin, w, 3, padding=1), nn.BatchNorm2d(w), nn.ReLU(), nn.MaxPool2d(2)]
+        cin = w
+    side = cellnet.PATCH_PX // 2 ** len(widths)
+    layers += [nn.Flatten(), nn.Dropout(0.2), nn.Linear(cin * side * side, 96), nn.ReLU(),
+               nn.Linear(96, len(cellnet.LABELS))]
+    model = nn.Sequential(*layers)
+    opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
+    steps_per_epoch = (len(tr) + 127) // 128
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=epochs * steps_per_epoch)
+    weights = torch.tensor(np.where(hard, HARD_WEIGHT, 1.0), dtype=torch.float32)
+    for epoch in range(epochs):
+        model.train()
+        start, total = time.time(), 0.0
+        order = rng.permutation(tr)
+        for b in range(steps_per_epoch):
+            idx = order[b * 128:(b + 1) * 128]
+            xb = cellnet.symmetry(x[idx], int(rng.integers(8)))
+            # The print reference is a measurement too: shift the whole patch's light a little.
+            xb[:, :3] += rng.normal(0, 0.08, size=(len(idx), 1, 1, 1)).astype(np.float32)
+            xb[:, :3] += rng.normal(0, 0.02, size=(len(idx), 3, 1, 1)).astype(np.float32)
+            logits = model(torch.from_numpy(xb))
+            loss = (nn.functional.cross_entropy(logits, torch.from_numpy(y[idx]), reduction="none")
+                    * weights[idx]).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += float(loss.detach()) * len(idx)
+        probs = _predict(model, x[va])
+        report = _report(probs, y[va], hard[va])
+        print(f"epoch {epoch + 1}/{epochs}: loss {total / len(tr):.4f}, {time.time() - start:.0f} s; "
+              f"held out: {report}", flush=True)
+    _export(model, out_path)
+    check = cellnet.CellNet.from_file(out_path).probabilities(x[va[:64]].astype(np.float32))
+    diff = float(np.abs(check - _predict(model, x[va[:64]])).max())
+    print(f"wrote {out_path}; numpy and torch agree to {diff:.1e}", flush=True)
+
+
+def _predict(model: object, x: np.ndarray) -> np.ndarray:
+    import torch
+
+    model.eval()  # type: ignore[attr-defined]
+    out = []
+    with torch.no_grad():
+        for b in range(0, len(x), 512):
+            out.append(torch.softmax(model(torch.from_numpy(x[b:b + 512].astype(np.float32))), 1).numpy())  # type: ignore[operator]
+    return np.concatenate(out)
+
+
+def _report(probs: np.ndarray, y: np.ndarray, hard: np.ndarray) -> str:
+    pred, top = probs.argmax(1), probs.max(1)
+    sure = top >= cellnet.ACCEPT
+    h = hard.astype(bool)
+    return (f"accuracy {np.mean(pred == y):.4%}, undecided {np.mean(pred[h] == y[h]) if h.any() else 1:.2%}; "
+            f"at >= {cellnet.ACCEPT}: {int(sure.sum())} answers, {int((sure & (pred != y)).sum())} wrong; "
+            f"undecided at >= {cellnet.ACCEPT}: {int((sure & h).sum())}/{int(h.sum())} answered, "
+            f"{int((sure & h & (pred != y)).sum())} wrong")
+
+
+def _export(model: object, path: Path) -> None:
+    """Batch norm folded into each convolution; numpy arrays in cellnet's layout."""
+    from torch import nn
+
+    arrays: dict[str, np.ndarray] = {}
+    mods = list(model)  # type: ignore[call-overload]
+    conv_i = fc_i = 0
+    for i, m in enumerate(mods):
+        if isinstance(m, nn.Conv2d):
+            bn = mods[i + 1]
+            scale = (bn.weight / (bn.running_var + bn.eps).sqrt()).detach().numpy()
+            w = m.weight.detach().numpy() * scale[:, None, None, None]
+            b = (m.bias.detach().numpy() - bn.running_mean.numpy()) * scale + bn.bias.detach().numpy()
+            arrays[f"conv{conv_i}.w"], arrays[f"conv{conv_i}.b"] = w.astype(np.float32), b.astype(np.float32)
+            conv_i += 1
+        elif isinstance(m, nn.Linear):
+            arrays[f"fc{fc_i}.w"] = m.weight.detach().numpy().astype(np.float32)
+            arrays[f"fc{fc_i}.b"] = m.bias.detach().numpy().astype(np.float32)
+            fc_i += 1
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(path, **arrays)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--epochs", type=int, default=12)
+    ap.add_argument("--out", type=Path, default=cellnet.MODEL_PATH)
+    args = ap.parse_args(argv)
+    template = load_template()
+    data = dataset(template, Conditions())
+    assert set(GEAR_GRIDS) <= set(template.grids)
+    train(data, args.epochs, args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
