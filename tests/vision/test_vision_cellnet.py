@@ -9,6 +9,7 @@ from typing import Any
 import cv2
 import numpy as np
 import pytest
+from vision_photos import benchmark_photo
 
 from vision import cellnet
 from vision.cellnet import CellNet, _conv3x3_relu, _pool2, conv_matrix, default_net, symmetry
@@ -87,18 +88,6 @@ def test_the_training_symmetries_turn_the_parallax_with_the_image() -> None:
         assert (col - 31.5, row - 31.5) == pytest.approx((float(out[0, 3, 0, 0]), float(out[0, 4, 0, 0])))
 
 
-def _benchmark_photo(tmp_path: Path, index: int, seed: int = 2026) -> tuple[Path, dict[str, Any]]:
-    template = load_template()
-    photo_seed = seed * 100_000 + index
-    rng = np.random.default_rng(photo_seed)
-    cond = Conditions()
-    gear = random_gear(rng, template, float(rng.uniform(*cond.fill)))
-    rendered = render_board(template, gear, seed=photo_seed, conditions=cond)
-    path = tmp_path / f"photo-{index:04d}.jpg"
-    assert cv2.imwrite(str(path), rendered.image, [cv2.IMWRITE_JPEG_QUALITY, 97])
-    return path, dict(rendered.labels)
-
-
 def _confident_errors(reading: BoardReading, truth: dict[str, Any]) -> list[str]:
     return [f"{c.grid}[{c.row}][{c.col}] is {truth[c.grid][c.row][c.col]}, read {c.label}"
             for c in reading.cells if c.label != "?" and c.label != truth[c.grid][c.row][c.col]]
@@ -114,7 +103,7 @@ def _confident_errors(reading: BoardReading, truth: dict[str, Any]) -> list[str]
 def test_the_second_look_reads_what_the_rules_leave_undecided(tmp_path: Path, index: int,
                                                               cells: list[tuple[str, int, int]],
                                                               all_read: bool) -> None:
-    path, truth = _benchmark_photo(tmp_path, index)
+    path, truth = benchmark_photo(tmp_path, index)
     template = load_template()
     image = load_photo(path)
     rules = read_board(image, template, net=False)
@@ -132,7 +121,7 @@ def test_the_second_look_reads_what_the_rules_leave_undecided(tmp_path: Path, in
 def test_a_rule_answer_the_network_finds_unlikely_becomes_a_question(tmp_path: Path) -> None:
     # An empty cell in a warm lamp's light that the rules call wood with little margin: the network is
     # sure it is print, so neither answer is given and the photo asks for a retake.
-    path, truth = _benchmark_photo(tmp_path, 287)
+    path, truth = benchmark_photo(tmp_path, 287)
     template = load_template()
     image = load_photo(path)
     rules = read_board(image, template, net=False)

@@ -11,9 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import cv2
 import numpy as np
 import pytest
+from vision_photos import benchmark_photo
 
 from vision.colour import lab_to_linear_rgb
 from vision.markers import Pose
@@ -35,21 +35,14 @@ from vision.reader import (
     load_photo,
     read_board,
 )
-from vision.synth import Conditions, random_gear, render_board
+from vision.synth import Conditions, render_board
 from vision.template import GEAR_GRIDS, load_template
 
 
 def _benchmark_photo(tmp_path: Path, index: int, seed: int = 2026) -> tuple[BoardReading, dict[str, Any]]:
     """Photo ``index`` of the benchmark's ordinary set for ``seed``, rendered, saved and read back."""
-    template = load_template()
-    photo_seed = seed * 100_000 + index
-    rng = np.random.default_rng(photo_seed)
-    cond = Conditions()
-    gear = random_gear(rng, template, float(rng.uniform(*cond.fill)))
-    rendered = render_board(template, gear, seed=photo_seed, conditions=cond)
-    path = tmp_path / f"photo-{index:04d}.jpg"
-    assert cv2.imwrite(str(path), rendered.image, [cv2.IMWRITE_JPEG_QUALITY, 97])
-    return read_board(load_photo(path), template, net=False), dict(rendered.labels)
+    path, truth = benchmark_photo(tmp_path, index, seed)
+    return read_board(load_photo(path), load_template(), net=False), truth
 
 
 def _confident_errors(reading: BoardReading, truth: dict[str, Any]) -> list[str]:

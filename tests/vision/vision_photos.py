@@ -34,5 +34,19 @@ def board_photo(folder: Path, seed: int, *, fill: float = 0.5, conditions: Condi
     return path, json.loads(path.with_suffix(".json").read_text())
 
 
+def benchmark_photo(folder: Path, index: int, seed: int = 2026) -> tuple[Path, dict[str, Any]]:
+    """Photo ``index`` of ``python benchmarks/vision.py --seed SEED``'s ordinary set (12 MP, the benchmark's
+    recipe and JPEG quality), written to ``folder``; its path and its labels."""
+    template = load_template()
+    photo_seed = seed * 100_000 + index
+    rng = np.random.default_rng(photo_seed)
+    cond = Conditions()
+    gear = random_gear(rng, template, float(rng.uniform(*cond.fill)))
+    rendered = render_board(template, gear, seed=photo_seed, conditions=cond)
+    path = folder / f"photo-{index:04d}.jpg"
+    write_rendered(rendered, path, quality=97)
+    return path, dict(rendered.labels)
+
+
 def empty_gear(template: Any) -> dict[str, list[str]]:
     return {g: ["." * template.grids[g].cols] * template.grids[g].rows for g in GEAR_GRIDS}
