@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -830,13 +830,14 @@ def _second_look(read: _CellsRead, template: Template, model: CellNet) -> dict[C
             agree = float(p[cellnet.LABELS.index(cell.label)])
             feats["net_agree"] = agree
             if agree < DISAGREE_BELOW:
-                out[key] = Cell(cell.grid, cell.row, cell.col, "?", min(cell.confidence, agree), DISAGREE_REASON, feats)
+                out[key] = replace(cell, label="?", confidence=min(cell.confidence, agree), reason=DISAGREE_REASON,
+                                   features=feats)
             else:
-                out[key] = Cell(cell.grid, cell.row, cell.col, cell.label, cell.confidence, cell.reason, feats)
+                out[key] = replace(cell, features=feats)
         elif p[best] >= cellnet.ACCEPT:
-            out[key] = Cell(cell.grid, cell.row, cell.col, cellnet.LABELS[best], float(p[best]), "", feats)
+            out[key] = replace(cell, label=cellnet.LABELS[best], confidence=float(p[best]), reason="", features=feats)
         else:
-            out[key] = Cell(cell.grid, cell.row, cell.col, "?", cell.confidence, cell.reason, feats)
+            out[key] = replace(cell, features=feats)
     return out
 
 

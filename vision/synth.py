@@ -718,6 +718,18 @@ def photo_set_folder(root: Path, name: str, seed: int, cond: Conditions) -> Path
     return root / f"{name}-seed{seed}-{w}x{h}-{hashlib.sha256(key).hexdigest()[:10]}"
 
 
+#: The JPEG quality the sets' photos are saved at.
+SET_JPEG_QUALITY = 97
+
+
+def render_set_photo(seed: int, index: int, cond: Conditions, template: Template) -> Rendered:
+    """Photo ``index`` of a set: random gear and its render, both from seed ``seed * 100000 + index``."""
+    photo_seed = seed * 100_000 + index
+    rng = np.random.default_rng(photo_seed)
+    gear = random_gear(rng, template, float(rng.uniform(*cond.fill)))
+    return render_board(template, gear, seed=photo_seed, conditions=cond)
+
+
 def photo_set(folder: Path, count: int, seed: int, cond: Conditions, prefix: str = "photo",
               template: Template | None = None) -> list[Path]:
     """The paths of a set's ``count`` photos (JPEG plus labels JSON), rendering the ones not cached yet.
@@ -730,10 +742,7 @@ def photo_set(folder: Path, count: int, seed: int, cond: Conditions, prefix: str
         paths.append(path)
         if path.exists() and path.with_suffix(".json").exists():
             continue
-        photo_seed = seed * 100_000 + i
-        rng = np.random.default_rng(photo_seed)
-        gear = random_gear(rng, template, float(rng.uniform(*cond.fill)))
-        write_rendered(render_board(template, gear, seed=photo_seed, conditions=cond), path, quality=97)
+        write_rendered(render_set_photo(seed, i, cond, template), path, quality=SET_JPEG_QUALITY)
         if (i + 1) % 25 == 0:
             print(f"  rendered {i + 1}/{count}", file=sys.stderr, flush=True)
     return paths

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from ui.cli.main import main
-from vision.synth import Conditions, random_gear, render_board, write_rendered
+from vision.synth import SET_JPEG_QUALITY, Conditions, random_gear, render_board, render_set_photo, write_rendered
 from vision.template import GEAR_GRIDS, load_template
 
 SMALL = (1600, 1200)
@@ -37,14 +37,9 @@ def board_photo(folder: Path, seed: int, *, fill: float = 0.5, conditions: Condi
 def benchmark_photo(folder: Path, index: int, seed: int = 2026) -> tuple[Path, dict[str, Any]]:
     """Photo ``index`` of ``python benchmarks/vision.py --seed SEED``'s ordinary set (12 MP, the benchmark's
     recipe and JPEG quality), written to ``folder``; its path and its labels."""
-    template = load_template()
-    photo_seed = seed * 100_000 + index
-    rng = np.random.default_rng(photo_seed)
-    cond = Conditions()
-    gear = random_gear(rng, template, float(rng.uniform(*cond.fill)))
-    rendered = render_board(template, gear, seed=photo_seed, conditions=cond)
+    rendered = render_set_photo(seed, index, Conditions(), load_template())
     path = folder / f"photo-{index:04d}.jpg"
-    write_rendered(rendered, path, quality=97)
+    write_rendered(rendered, path, quality=SET_JPEG_QUALITY)
     return path, dict(rendered.labels)
 
 
