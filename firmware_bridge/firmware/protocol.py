@@ -194,9 +194,16 @@ def pack(mtype, seq, payload=b"", encode=None):
 
 
 def check_body(raw):
-    """(type, seq, payload) from an unstuffed frame; raises CodecError on a bad length or CRC."""
+    """(type, seq, payload) from an unstuffed frame; raises CodecError on a bad length or CRC.
+
+    A body longer than MAX_BODY (payload over MAX_PAYLOAD) is oversize even when its length byte and
+    CRC are right: a 251-byte payload fits the length byte, and with a zero byte in it COBS stuffs the
+    256-byte body into exactly MAX_ENCODED bytes, so no earlier check sees it.
+    """
     if len(raw) < 5:
         raise CodecError(E_SHORT, "frame shorter than 5 bytes")
+    if len(raw) > MAX_BODY:
+        raise CodecError(E_OVERSIZE, "payload longer than %d bytes" % MAX_PAYLOAD)
     if raw[2] != len(raw) - 5:
         raise CodecError(E_SHORT, "length byte does not match the frame")
     got = (raw[-2] << 8) | raw[-1]

@@ -151,3 +151,49 @@ def test_bridge_protocol_doc_examples_decode() -> None:
                                           P.HEARTBEAT, P.NAK, P.BUTTON, P.TRAY, P.DICE]
     assert P.parse_identity(decoded[1][0][2])[2:] == (59, 0xDDFB, "fujikoro-table-1")
     assert P.parse_dice(decoded[-1][0][2]) == [(0, 1, False), (1, 0, True)]
+
+
+def _raw_frame(mtype: int, seq: int, payload: bytes) -> bytes:
+    """A frame built by hand, bypassing the encoder's own limit (what a faulty or hostile peer sends)."""
+    raw = bytes((mtype, seq, len(payload) & 0xFF)) + payload
+    crc = P.crc16_ccitt_false(raw)
+    return b"\x00" + P.cobs_encode(raw + bytes((crc >> 8, crc & 0xFF))) + b"\x00"
+
+
+# A payload with zero bytes keeps COBS at one byte of overhead, so a 251-byte payload (256-byte body)
+# stuffs to exactly 257 bytes and passes the segment-length limit: only the payload check can catch it.
+PAYLOAD_251 = bytes(251)
+
+
+def test_bridge_251_byte_payload_is_refused_by_both_decoders() -> None:
+    """hardware_docs/protocol.md §2: ``len`` is 0..250 and "payload ≤ 250 bytes, body ≤ 255 bytes".
+
+    A 251-byte payload with a valid length byte and CRC must be a bad frame (code oversize) on the
+    device's decoder (protocol.Decoder, own COBS) and on the host's (wire.HostDecoder, package COBS).
+    """
+    wire = _raw_frame(P.HEARTBEAT, 7, PAYLOAD_251)
+    assert len(wire) - 2 == P.MAX_ENCODED  # the segment itself is within the limit
+    with pytest.raises(P.CodecError) as caught:
+        P.check_body(P.cobs_decode(wire[1:-1]))
+    assert caught.value.code == P.E_OVERSIZE
+    assert P.Decoder().feed(wire) == [(P.BAD, P.E_OVERSIZE, b"")]
+    assert HostDecoder().feed(wire) == [(P.BAD, P.E_OVERSIZE, b"")]
+
+
+@pytest.mark.parametrize("payload", [bytes(250), b"\xff" * 250, bytes(range(250))])
+def test_bridge_250_byte_payload_is_accepted_by_both_decoders(payload: bytes) -> None:
+    """hardware_docs/protocol.md §2: the largest payload, 250 bytes, is a good frame (boundary)."""
+    wire = frame(P.LED_FRAME, 9, payload)
+    assert wire == _raw_frame(P.LED_FRAME, 9, payload)
+    assert len(wire) - 2 <= P.MAX_ENCODED
+    assert P.Decoder().feed(wire) == [(P.LED_FRAME, 9, payload)]
+    assert HostDecoder().feed(wire) == [(P.LED_FRAME, 9, payload)]
+
+
+def test_bridge_encoders_refuse_a_251_byte_payload() -> None:
+    """hardware_docs/protocol.md §2: neither the device's nor the host's encoder builds an oversize frame."""
+    for build in (lambda: P.pack(P.HEARTBEAT, 1, PAYLOAD_251), lambda: frame(P.HEARTBEAT, 1, PAYLOAD_251),
+                  lambda: P.body(P.HEARTBEAT, 1, PAYLOAD_251)):
+        with pytest.raises(P.CodecError) as caught:
+            build()
+        assert caught.value.code == P.E_OVERSIZE

