@@ -15,6 +15,7 @@ import contextlib
 import os
 import queue
 import random
+import re
 import select
 import socket
 import threading
@@ -32,6 +33,37 @@ RGB = tuple[int, int, int]
 
 class EmulatorError(ValueError):
     """The emulator cannot serve as asked (port in use, no pty support, unknown button)."""
+
+
+COMMANDS = (
+    "press BUTTON (end_turn, dragon_roll, undo)",
+    "tray [SECONDS] (rattle the tray switch, default 0.3)",
+    "roll DICE (rattle the tray, the reader reports DICE, e.g. roll W1 M0b)",
+    "dice DICE (the reader or keypad reports DICE without the tray)",
+    "leds (the colours shown now)",
+    "unplug",
+    "replug",
+    "help",
+    "quit",
+)
+_DICE_TOKEN = re.compile(r"[WMTG]([0-9]{1,3})b?")
+
+
+def _hex(rgb: RGB) -> str:
+    r, g, b = rgb
+    return f"{r:02x}{g:02x}{b:02x}"
+
+
+def _dice_line(verb: str, tokens: list[str]) -> str:
+    """The dice reader's line for ``tokens`` (hardware_docs/protocol.md §9), checked so the reader takes it."""
+    if not tokens:
+        raise EmulatorError(f"{verb} needs at least one die, e.g. {verb} W1 M0b")
+    for token in tokens:
+        match = _DICE_TOKEN.fullmatch(token)
+        if match is None or int(match.group(1)) > 127:
+            raise EmulatorError(f"{verb}: {token!r} is not a die: a kind W, M, T or G, hits 0..127, "
+                                "then b for the broken icon (W1, M0b)")
+    return " ".join(tokens)
 
 
 class _Line:
@@ -167,7 +199,13 @@ class Emulator:
 
     def shake_tray(self, roll_s: float = 0.3, dice: str | None = None) -> None:
         """Rattle the tray switch for ``roll_s``; optionally have the dice reader report ``dice`` ('W1 M2b')."""
-        pin = self.board.pins[int(self._config()["tray_pin"])]
+        uart_id = self._config().get("dice_uart")
+        if dice is not None and uart_id is None:
+            raise EmulatorError("this build has no dice reader (dice_uart in config.json)")
+        tray_pin = self._config().get("tray_pin")
+        if tray_pin is None:
+            raise EmulatorError("this build has no tray switch (tray_pin in config.json)")
+        pin = self.board.pins[int(tray_pin)]
         end = time.monotonic() + roll_s
         level = 0
         while time.monotonic() < end:
@@ -176,10 +214,74 @@ class Emulator:
             time.sleep(0.01)
         pin.drive(1)
         if dice is not None:
-            uart_id = self._config().get("dice_uart")
-            if uart_id is None:
-                raise EmulatorError("this build has no dice reader (dice_uart in config.json)")
-            self.board.uarts[int(uart_id)].inject(dice.encode() + b"\n")
+            self.read_dice(dice)
+
+    def read_dice(self, dice: str) -> None:
+        """The dice reader (or keypad) sends one line ``dice`` ('W1 M2b') on its UART, tray or no tray."""
+        uart_id = self._config().get("dice_uart")
+        if uart_id is None:
+            raise EmulatorError("this build has no dice reader (dice_uart in config.json)")
+        self.board.uarts[int(uart_id)].inject(dice.encode() + b"\n")
+
+    def command(self, line: str) -> str:
+        """Run one line of the table command language (``fujikoro bridge emulate --commands``).
+
+        Returns the reply without its leading ``ok``; raises EmulatorError (one sentence) for a line that
+        is not a command or a part this build lacks. hardware_docs/emulator.md documents the language.
+        """
+        words = line.split()
+        if not words:
+            raise EmulatorError("empty command; try help")
+        verb, rest = words[0].lower(), words[1:]
+        if verb == "help":
+            return "help: " + "; ".join(COMMANDS)
+        if verb == "leds":
+            if rest:
+                raise EmulatorError("leds takes no arguments")
+            colours = " ".join(f"{i}={_hex(rgb)}" for i, rgb in enumerate(self.chain()))
+            return f"leds player={_hex(self.player())} {colours}"
+        if verb == "unplug":
+            self._no_args(verb, rest)
+            self.unplug()
+            return "unplug"
+        if verb == "replug":
+            self._no_args(verb, rest)
+            self.replug()
+            return "replug"
+        if verb not in ("press", "tray", "roll", "dice"):
+            verbs = ", ".join(c.split()[0] for c in COMMANDS)
+            raise EmulatorError(f"unknown command {words[0]!r}; the commands are {verbs}")
+        if self._mode is not None and not self._plugged:  # serving, with the cable pulled
+            raise EmulatorError("the table is unplugged; send replug first")
+        if verb == "press":
+            if len(rest) != 1:
+                raise EmulatorError("press takes one button: end_turn, dragon_roll or undo")
+            self.press(rest[0])
+            return f"press {rest[0]}"
+        if verb == "tray":
+            seconds = 0.3
+            if len(rest) > 1:
+                raise EmulatorError("tray takes at most one number of seconds")
+            if rest:
+                try:
+                    seconds = float(rest[0])
+                except ValueError:
+                    raise EmulatorError(f"tray: {rest[0]!r} is not a number of seconds") from None
+                if not 0.01 <= seconds <= 10:
+                    raise EmulatorError(f"tray: the rattle lasts 0.01..10 seconds, got {rest[0]}")
+            self.shake_tray(seconds)
+            return f"tray {seconds:g}"
+        dice = _dice_line(verb, rest)
+        if verb == "roll":
+            self.shake_tray(0.3, dice=dice)
+        else:
+            self.read_dice(dice)
+        return f"{verb} {dice}"
+
+    @staticmethod
+    def _no_args(verb: str, rest: list[str]) -> None:
+        if rest:
+            raise EmulatorError(f"{verb} takes no arguments")
 
     # ---------------------------------------------------------------- serving
     def serve_pty(self, link: Path | str | None = None) -> str:

@@ -75,3 +75,51 @@ def test_bridge_cli_panel_with_mock_pins(capsys: pytest.CaptureFixture[str]) -> 
     assert main(["bridge", "panel", "--factory", "mock", "--seconds", "0.1"]) == 0
     assert "GPIO panel on MockFactory: end_turn BCM17" in capsys.readouterr().out
     assert main(["bridge", "panel", "--factory", "teleport", "--seconds", "0"]) == 2
+
+
+def test_bridge_cli_monitor_sends_led_states_over_a_pty(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`monitor --send-leds` as hardware_docs/emulator.md documents it, against the emulator on a real pty."""
+    emulator = Emulator()
+    url = emulator.serve_pty(tmp_path / "table")
+    try:
+        assert main(["bridge", "monitor", url, "--seconds", "1.0",
+                     "--send-leds", "0=801800 1=000000 player=800000 bar=0:ff8c00:080808",
+                     "--send-leds", "bar=3:ff8c00:080808",
+                     "--send-leds", "30-31=0a0b0c, 58=ffffff"]) == 0
+        chain, player = emulator.chain(), emulator.player()
+    finally:
+        emulator.close()
+    out = capsys.readouterr().out
+    # The documented choice of messages: PLAYER and the whole chain first, then only what differs.
+    for line in ("host -> table  PLAYER #2 rgb (128, 0, 0)", "host -> table  LED_FRAME #3 LEDs 0..58",
+                 "LED state 1 of 3, acknowledged", "host -> table  COUNTDOWN #4 position 3",
+                 "LED state 2 of 3, acknowledged", "host -> table  LED_FRAME #5 LEDs 30..58",
+                 "LED state 3 of 3, acknowledged"):
+        assert line in out, line
+    assert player == (128, 0, 0)
+    bar = [(255, 140, 0)] * 3 + [(8, 8, 8)] * 5
+    expected = [(0x80, 0x18, 0)] + [(0, 0, 0)] * 29 + [(10, 11, 12)] * 2 + [(0, 0, 0)] * 19 + bar
+    expected[58] = (255, 255, 255)
+    assert list(chain) == expected  # exactly as written: the LED map's brightness is not applied
+
+
+@pytest.mark.parametrize(("spec", "words"), [
+    ("0=80180", "'0=80180' is not an LED item"),
+    ("59=ffffff", "LED 59 is past the chain (the LED map has 59 LEDs, 0..58)"),
+    ("5-2=ffffff", "the range runs backwards"),
+    ("bar=9:ffffff:000000", "the countdown bar has 8 LEDs"),
+    ("  ", "needs at least one item"),
+])
+def test_bridge_cli_monitor_bad_led_state_is_one_line(spec: str, words: str,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bridge", "monitor", "loop://", "--send-leds", spec, "--seconds", "0"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("fujikoro: --send-leds: ")
+    assert words in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_bridge_cli_monitor_unacknowledged_led_state_exits_1(tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bridge", "monitor", str(tmp_path / "no-such-port"), "--send-leds", "all=ffffff",
+                 "--seconds", "0.2"]) == 1
+    assert "the device acknowledged 0 of 1 LED states" in capsys.readouterr().err

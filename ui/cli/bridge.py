@@ -1,7 +1,7 @@
 """``fujikoro bridge``: watch the table link, run the emulated table, soak the link with faults.
 
-    fujikoro bridge monitor PORT [--baud N] [--seconds S]
-    fujikoro bridge emulate [--pty [PATH] | --tcp PORT] [--baud N] [--faults SPEC] [--png PATH] [--show]
+    fujikoro bridge monitor PORT [--baud N] [--seconds S] [--send-leds STATE ...]
+    fujikoro bridge emulate [--pty [PATH] | --tcp PORT] [--baud N] [--faults SPEC] [--png PATH] [--show] [--commands]
     fujikoro bridge soak [--faults N] [--seed N]
     fujikoro bridge panel [--pins FILE] [--factory NAME] [--seconds S]
 """
@@ -31,6 +31,10 @@ def register(subparsers: Any) -> None:
     monitor.add_argument("--seconds", type=float, default=None, help="stop after this long (default: Ctrl-C)")
     monitor.add_argument("--ledmap", default=None, help="LED map JSON (default: the shipped map)")
     monitor.add_argument("--id", dest="device_id", default=None, help="only talk to this device id")
+    monitor.add_argument("--send-leds", dest="send_leds", action="append", default=[], metavar="STATE",
+                         help="send this LED state once connected, e.g. '0-4=801800 bar=3:ff8c00:101010 "
+                              "player=0040ff' (colours RRGGBB, sent as written); repeat it to send states "
+                              "one after the other, each starting from the one before (the first from all dark)")
     monitor.set_defaults(handler=_monitor)
 
     emulate = sub.add_parser("emulate", help="run the firmware under an emulator on a pty or TCP port")
@@ -44,6 +48,9 @@ def register(subparsers: Any) -> None:
     emulate.add_argument("--seed", type=int, default=None, help="seed for the fault injector")
     emulate.add_argument("--png", default=None, metavar="PATH", help="keep a PNG picture of the LEDs at PATH")
     emulate.add_argument("--show", action="store_true", help="print the LED chain whenever it changes")
+    emulate.add_argument("--commands", action="store_true",
+                         help="read table commands from stdin, one a line: press BUTTON, tray [SECONDS], "
+                              "roll DICE, dice DICE, leds, unplug, replug, help, quit")
     emulate.add_argument("--ledmap", default=None, help="LED map JSON for the emulated build")
     emulate.add_argument("--seconds", type=float, default=None, help="stop after this long (default: Ctrl-C)")
     emulate.set_defaults(handler=_emulate)
@@ -95,13 +102,29 @@ def _printer(stop: threading.Event) -> Any:
     return say
 
 
+def _led_states(specs: list[str], ledmap: Any) -> list[Any]:
+    """The --send-leds states, each applied on top of the one before (the first on all dark)."""
+    from firmware_bridge import ledspec
+
+    states: list[Any] = []
+    for spec in specs:
+        try:
+            states.append(ledspec.parse(spec, ledmap, states[-1] if states else None))
+        except ledspec.LedSpecError as error:
+            raise CliError(f"--send-leds: {error}") from None
+    return states
+
+
 def _monitor(args: argparse.Namespace) -> int:
     from firmware_bridge.link import SerialLink
     from firmware_bridge.wire import describe
 
     if args.baud <= 0:
         raise CliError(f"--baud must be positive, got {args.baud}")
+    if args.seconds is not None and args.seconds < 0:
+        raise CliError(f"--seconds must not be negative, got {args.seconds}")
     ledmap = _load_ledmap(args.ledmap)
+    states = _led_states(args.send_leds, ledmap)
 
     stop = threading.Event()
     say = _printer(stop)
@@ -115,14 +138,35 @@ def _monitor(args: argparse.Namespace) -> int:
         say(f"{_stamp()} event         {event}")
 
     link = SerialLink(args.port, ledmap, baudrate=args.baud, expected_id=args.device_id, tap=tap, on_event=on_event)
+    acknowledged: list[int] = []
+
+    def send_states() -> None:
+        # One state after the other: the next only once the device has acknowledged all of the previous one.
+        for number, state in enumerate(states, start=1):
+            link.set_leds(state)
+            while not link.wait_synced(0.1):
+                if stop.is_set():
+                    return
+            acknowledged.append(number)
+            say(f"{_stamp()} sent          LED state {number} of {len(states)}, acknowledged")
+
+    if states:
+        link.set_leds(states[0])  # the first full state after the handshake is already the wanted one
     print(f"monitoring {args.port} at {args.baud} baud (Ctrl-C to stop)", flush=True)
     link.start()
+    sender = threading.Thread(target=send_states, name="fujikoro-monitor-send", daemon=True)
+    sender.start()
     try:
         _run_until(args.seconds, stop)
     finally:
+        stop.set()
+        sender.join(1)
         link.close()
         if not link.core.info and link.last_error:
             print(f"never connected: {link.last_error}", file=sys.stderr)
+    if len(acknowledged) < len(states):
+        print(f"the device acknowledged {len(acknowledged)} of {len(states)} LED states", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -153,23 +197,66 @@ def _emulate(args: argparse.Namespace) -> int:
     print(f"emulated table on {url}" + (f" at {args.baud} baud" if args.baud else "")
           + (f", faults {args.faults}" if faults else ""), flush=True)
     print(f"connect with: fujikoro bridge monitor {url}", flush=True)
+    quit_asked = threading.Event()
+    output = threading.Lock()  # one line at a time: command replies and --show pictures do not interleave
+
+    def say(text: str) -> None:
+        with output:
+            print(text, flush=True)
+
+    if args.commands:
+        threading.Thread(target=_read_commands, args=(emulator, say, quit_asked, changed),
+                         name="fujikoro-emulate-commands", daemon=True).start()
     deadline = None if args.seconds is None else time.monotonic() + args.seconds
     try:
-        while deadline is None or time.monotonic() < deadline:
+        while (deadline is None or time.monotonic() < deadline) and not quit_asked.is_set():
             timeout = 0.5 if deadline is None else max(0.0, min(0.5, deadline - time.monotonic()))
             if not changed.wait(timeout):
                 continue
             changed.clear()
+            if quit_asked.is_set():
+                break
             chain, player = emulator.chain(), emulator.player()
             if args.png:
-                with open(args.png, "wb") as f:
-                    f.write(render.png(chain, player, ledmap))
+                _write_atomically(args.png, render.png(chain, player, ledmap))
             if args.show:
-                print(f"{_stamp()}\n{render.text(chain, player, ledmap, colour=sys.stdout.isatty())}", flush=True)
+                say(f"{_stamp()}\n{render.text(chain, player, ledmap, colour=sys.stdout.isatty())}")
             time.sleep(0.1)  # at most ten pictures a second
     finally:
         emulator.close()
     return 0
+
+
+def _write_atomically(path: str, data: bytes) -> None:
+    """Replace the file in one step, so a reader never sees half a picture."""
+    import os
+
+    temporary = f"{path}.tmp"
+    with open(temporary, "wb") as f:
+        f.write(data)
+    os.replace(temporary, path)
+
+
+def _read_commands(emulator: Any, say: Any, quit_asked: threading.Event, wake: threading.Event) -> None:
+    """``--commands``: one table command per stdin line, one reply line (``ok ...`` or ``error: ...``) each.
+
+    End of input leaves the emulator running; ``quit`` stops it.
+    """
+    from firmware_bridge.emulator import EmulatorError
+
+    for line in sys.stdin:
+        command = line.split("#", 1)[0].strip()
+        if not command:
+            continue
+        if command.lower() == "quit":
+            say("ok quit")
+            quit_asked.set()
+            wake.set()
+            return
+        try:
+            say(f"ok {emulator.command(command)}")
+        except (EmulatorError, OSError) as error:
+            say(f"error: {error}")
 
 
 def _soak(args: argparse.Namespace) -> int:

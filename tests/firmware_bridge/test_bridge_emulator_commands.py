@@ -1,0 +1,223 @@
+"""Testing against the emulator as hardware_docs/emulator.md describes it: table commands, --png, --send-leds."""
+
+from __future__ import annotations
+
+import struct
+import subprocess
+import sys
+import threading
+import time
+import zlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from firmware_bridge import ledmap as ledmap_module
+from firmware_bridge import ledspec
+from firmware_bridge.emulator import Emulator, EmulatorError
+from firmware_bridge.firmware import protocol as P
+from firmware_bridge.link import SerialLink
+from firmware_bridge.view import LedState
+
+LEDMAP = ledmap_module.default()
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def wait_for(predicate: Any, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.01)
+    return False
+
+
+class Host:
+    """A SerialLink on the emulator's pty that records every frame the table sends."""
+
+    def __init__(self, url: str) -> None:
+        self.received: list[tuple[int, int, bytes]] = []
+        self.lock = threading.Lock()
+
+        def tap(direction: str, item: tuple[int, int, bytes]) -> None:
+            if direction == "<":
+                with self.lock:
+                    self.received.append(item)
+
+        self.link = SerialLink(url, LEDMAP, tap=tap).start()
+
+    def events(self) -> list[tuple[int, bytes]]:
+        """Device events (type, payload) in order, each seq once (the table retries until ACKed)."""
+        with self.lock:
+            items = list(self.received)
+        out, seen = [], set()
+        for mtype, seq, payload in items:
+            if mtype in (P.TRAY, P.DICE, P.BUTTON) and seq not in seen:
+                seen.add(seq)
+                out.append((mtype, payload))
+        return out
+
+
+@pytest.fixture
+def table(tmp_path: Path) -> Any:
+    emulator = Emulator()
+    url = emulator.serve_pty(tmp_path / "table")
+    host = Host(url)
+    try:
+        assert wait_for(lambda: host.link.connected, 3)
+        yield emulator, host
+    finally:
+        host.link.close()
+        emulator.close()
+
+
+def test_bridge_emulator_commands_trigger_button_tray_and_dice_events(table: Any) -> None:
+    emulator, host = table
+    assert emulator.command("press dragon_roll") == "press dragon_roll"
+    assert wait_for(lambda: host.events() == [(P.BUTTON, bytes((P.BUTTON_DRAGON_ROLL,)))], 2)
+    assert emulator.command("roll W1 M0b") == "roll W1 M0b"
+    rolled = [(P.TRAY, bytes((P.TRAY_ROLLING,))), (P.TRAY, bytes((P.TRAY_STILL,))),
+              (P.DICE, P.dice([(0, 1, False), (1, 0, True)]))]
+    assert wait_for(lambda: host.events()[1:] == rolled, 3), host.events()
+    assert emulator.command("dice G4 T0") == "dice G4 T0"
+    assert wait_for(lambda: host.events()[4:] == [(P.DICE, P.dice([(3, 4, False), (2, 0, False)]))], 2)
+    assert emulator.command("TRAY 0.05") == "tray 0.05"
+    still = [(P.TRAY, bytes((P.TRAY_ROLLING,))), (P.TRAY, bytes((P.TRAY_STILL,)))]
+    assert wait_for(lambda: host.events()[5:] == still, 3), host.events()
+
+
+def test_bridge_emulator_leds_command_reads_back_exact_colours(table: Any) -> None:
+    emulator, host = table
+    state = ledspec.parse("all=010203 5=fe00ff bar=2:ff8c00:101010 player=0040ff", LEDMAP)
+    host.link.set_leds(state)
+    assert host.link.wait_synced(2)
+    reply = emulator.command("leds")
+    assert reply.startswith("leds player=0040ff 0=010203 ")
+    assert " 5=fe00ff " in reply and " 51=ff8c00 52=ff8c00 53=101010 " in reply
+    assert ledspec.parse(reply.removeprefix("leds "), LEDMAP) == state  # the reply is a --send-leds state
+
+
+@pytest.mark.parametrize(("line", "words"), [
+    ("", "empty command"),
+    ("jump", "unknown command 'jump'"),
+    ("press", "press takes one button"),
+    ("press start", "no button 'start'"),
+    ("tray soon", "not a number of seconds"),
+    ("tray 60", "0.01..10 seconds"),
+    ("roll", "needs at least one die"),
+    ("dice W1 X2", "'X2' is not a die"),
+    ("dice W200", "'W200' is not a die"),
+    ("leds now", "takes no arguments"),
+])
+def test_bridge_emulator_command_errors_are_one_sentence(line: str, words: str) -> None:
+    emulator = Emulator()
+    try:
+        with pytest.raises(EmulatorError, match=words):
+            emulator.command(line)
+    finally:
+        emulator.close()
+
+
+def test_bridge_emulator_unplug_and_replug_commands(table: Any) -> None:
+    emulator, host = table
+    assert emulator.command("unplug") == "unplug"
+    assert wait_for(lambda: not host.link.connected, 2)
+    with pytest.raises(EmulatorError, match="unplugged"):
+        emulator.command("press undo")
+    assert emulator.command("replug") == "replug"
+    assert wait_for(lambda: host.link.connected, 3)
+    assert emulator.boots == 2
+
+
+def read_png(path: Path) -> tuple[int, int, list[bytes]]:
+    """(width, height, rows of RGB bytes) with zlib alone, as hardware_docs/emulator.md says a peer can."""
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    at, idat, header = 8, b"", b""
+    while at < len(data):
+        (length,) = struct.unpack(">I", data[at:at + 4])
+        kind, body = data[at + 4:at + 8], data[at + 8:at + 8 + length]
+        if kind == b"IHDR":
+            header = body
+        elif kind == b"IDAT":
+            idat += body
+        at += 12 + length
+    width, height, depth, colour_type, _, _, interlace = struct.unpack(">IIBBBBB", header)
+    assert (depth, colour_type, interlace) == (8, 2, 0)
+    raw = zlib.decompress(idat)
+    stride = 1 + 3 * width
+    rows = [raw[y * stride:(y + 1) * stride] for y in range(height)]
+    assert all(row[0] == 0 for row in rows)  # filter type 0 on every row
+    return width, height, [row[1:] for row in rows]
+
+
+def pixel(rows: list[bytes], x: int, y: int) -> tuple[int, int, int]:
+    r, g, b = rows[y][3 * x:3 * x + 3]
+    return (r, g, b)
+
+
+def test_bridge_emulate_commands_and_png_layout_from_a_subprocess(tmp_path: Path) -> None:
+    """The documented way in: `fujikoro bridge emulate --pty PATH --png FILE --commands` driven through stdin."""
+    link_path, png = tmp_path / "table", tmp_path / "leds.png"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ui.cli.main", "bridge", "emulate", "--pty", str(link_path), "--png", str(png),
+         "--commands", "--seconds", "30"],
+        cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert process.stdin is not None and process.stdout is not None
+
+    def ask(line: str) -> str:
+        assert process.stdin is not None and process.stdout is not None
+        process.stdin.write(line + "\n")
+        process.stdin.flush()
+        while True:
+            reply = process.stdout.readline()
+            if reply.startswith(("ok ", "error: ")) or not reply:
+                return reply.rstrip("\n")
+
+    try:
+        assert process.stdout.readline() == f"emulated table on {link_path}\n"
+        host = Host(str(link_path))
+        try:
+            # Every LED its own colour, so each dot in the picture names the LED it draws.
+            chain = b"".join(bytes((i, 255 - i, 7)) for i in range(LEDMAP.chain_length))
+            state = LedState(chain, bytes((1, 2, 3)))
+            host.link.set_leds(state)
+            assert host.link.wait_synced(3)
+            # The documented layout: a row per lava number (ascending), the bar, then the player LED.
+            layout = [list(LEDMAP.lava[n]) for n in sorted(LEDMAP.lava)] + [list(LEDMAP.countdown)]
+
+            def picture_shows_state() -> bool:
+                try:
+                    width, height, rows = read_png(png)
+                except (OSError, zlib.error, struct.error, AssertionError):
+                    return False
+                if (width, height) != (4 + 24 * 11, 4 + 24 * 7):
+                    return False
+                for r, indices in enumerate(layout):
+                    for c, index in enumerate(indices):
+                        if pixel(rows, 14 + 24 * c, 14 + 24 * r) != state.pixel(index):
+                            return False
+                return pixel(rows, 14, 14 + 24 * len(layout)) == (1, 2, 3)  # the player LED, last row
+
+            assert wait_for(picture_shows_state, 3)
+            _, _, rows = read_png(png)
+            assert pixel(rows, 0, 0) == (24, 20, 20) == pixel(rows, 4, 4)  # background; a disc's corner
+            assert pixel(rows, 4 + 9, 4) == (0, 255, 7)  # top of LED 0's disc: (9 - 9.5)² + 9.5² ≤ 100
+            assert pixel(rows, 14 + 24 * 10, 14 + 24 * 1) == (24, 20, 20)  # lava 2 has 10 LEDs, not 11
+
+            assert ask("press end_turn") == "ok press end_turn"
+            assert wait_for(lambda: (P.BUTTON, bytes((P.BUTTON_END_TURN,))) in host.events(), 2)
+            assert ask("roll T3b") == "ok roll T3b"
+            assert wait_for(lambda: host.events()[-1:] == [(P.DICE, P.dice([(2, 3, True)]))], 3)
+            assert ask("leds").startswith("ok leds player=010203 0=00ff07 1=01fe07 ")
+            assert ask("press everything") == ("error: no button 'everything'; "
+                                               "this build has end_turn, dragon_roll, undo")
+        finally:
+            host.link.close()
+        assert ask("quit") == "ok quit"
+        assert process.wait(5) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
