@@ -147,8 +147,12 @@ class Fight:
         return self.order[self.turn]
 
     def attacker_may_continue(self) -> bool:
-        """EN p.12: the active player goes on if the fight was their first action and they stand."""
-        return self.is_over and self.first_action and self.fighters[0].status is Status.IN
+        """EN p.11: the active player goes on if the fight was their first action and their samurai survived.
+
+        Knocked out (EN p.11, p.12) or surrendered (lost the samurai combat, EN p.12) ends the turn; a
+        samurai who retreated from a dragon with a broken weapon survived it.
+        """
+        return self.is_over and self.first_action and self.fighters[0].status in (Status.IN, Status.RETREATED)
 
     def usable_weapons(self, name: str, pack: DataPack) -> list[Weapon]:
         return usable_weapons(self.fighter(name).gear, pack)

@@ -177,6 +177,20 @@ class BoardSpec:
     sandals_as_weapon: bool
 
 
+COOP_HEALTH_CHOICES = ("standard", "two_player", "solo")
+
+
+@dataclass(frozen=True, slots=True)
+class RuleOptions:
+    """Readings of rules the rulebooks leave unclear (``[rules]``); a pack without the section (one stored
+    with a game saved before these options existed) gets these defaults, which are the shipped ones."""
+
+    coop_health_3_to_6: str = "standard"
+    scenario_3_back_to: int = 0
+    ronin_round_track: bool = False
+    escape_when_rope_appears: bool = False
+
+
 @dataclass(frozen=True, slots=True)
 class PatternCard:
     """A gear card or a Magical Blueprint: a pattern of cubes the gear must contain."""
@@ -209,6 +223,7 @@ class DataPack:
     gear_cards: Mapping[str, PatternCard]
     blueprints: Mapping[str, PatternCard]
     raw: Mapping[str, Any]
+    rules: RuleOptions = RuleOptions()
 
     def board(self, name: str) -> BoardSpec:
         try:
@@ -226,9 +241,12 @@ class DataPack:
         if mode == "coop" and players == 1 or solo_rule:
             if dragon.health_solo is not None:
                 return dragon.health_solo
-        elif mode == "coop" and players == 2:
+        elif mode == "coop" and players == 2 or mode == "coop" and self.rules.coop_health_3_to_6 == "two_player":
             if dragon.health_2p is not None:
                 return dragon.health_2p
+        elif mode == "coop" and self.rules.coop_health_3_to_6 == "solo":
+            if dragon.health_solo is not None:
+                return dragon.health_solo
         elif mode == "competitive" and players == 2 and dragon.is_legendary and dragon.health_2p is not None:
             return dragon.health_2p
         return dragon.health
@@ -517,6 +535,8 @@ def parse(raw: Mapping[str, Any]) -> DataPack:
     cards = _parse_cards(r, "gear_cards", with_bonus=True)
     blueprints = _parse_cards(r, "blueprints", with_bonus=False)
 
+    rules = _parse_rules(r) if isinstance(raw.get("rules"), dict) else RuleOptions()
+
     return DataPack(
         version=version,
         cube_strength=strength,
@@ -535,6 +555,27 @@ def parse(raw: Mapping[str, Any]) -> DataPack:
         gear_cards=cards,
         blueprints=blueprints,
         raw=raw,
+        rules=rules,
+    )
+
+
+def _parse_rules(r: _Reader) -> RuleOptions:
+    default = RuleOptions()
+    section = r.section("rules")
+    back_to = r.integer("rules.scenario_3_back_to", optional=True)
+    if back_to is not None and back_to not in (0, 1):
+        raise DataPackError(f"rules.scenario_3_back_to: expected 0 or 1, got {back_to!r}")
+    return RuleOptions(
+        coop_health_3_to_6=r.text("rules.coop_health_3_to_6", COOP_HEALTH_CHOICES)
+        if "coop_health_3_to_6" in section
+        else default.coop_health_3_to_6,
+        scenario_3_back_to=default.scenario_3_back_to if back_to is None else back_to,
+        ronin_round_track=r.boolean("rules.ronin_round_track")
+        if "ronin_round_track" in section
+        else default.ronin_round_track,
+        escape_when_rope_appears=r.boolean("rules.escape_when_rope_appears")
+        if "escape_when_rope_appears" in section
+        else default.escape_when_rope_appears,
     )
 
 

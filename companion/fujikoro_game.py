@@ -50,6 +50,10 @@ GAME_NAME = "fujikoro"
 BGG_ID = 253743
 MAX_PLAYERS = 6
 ACTIONS_PER_TURN = 2
+# The rules a new game is played by, recorded in its setup ("rules"). 1: the turn was not checked (games
+# saved before the turn rules of EN pp.4-14 were enforced replay under it); 2: the turn as the rulebook
+# describes it. A setup without "rules" is a game saved before version 2.
+RULES_VERSION = 2
 
 
 T = TypeVar("T")
@@ -183,6 +187,8 @@ class Setup:
     adventure_tokens: bool
     start: int
     begin: bool
+    rules: int = 1
+    peaceful: bool = False  # EN p.12 Peaceful Variant: samurai fight only dragons
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,6 +225,10 @@ class PlayerState:
     magical: frozenset[str] = frozenset()
     status_tokens: int = 0
     trophies: tuple[str, ...] = ()
+    discs_used: int = 0  # Action Discs on the Action Fields (EN p.4); Rest returns them
+    disc_monk: bool = False  # a Monk in the Action Disc pool: one more disc (EN p.6)
+    unconscious: bool = False  # knocked out; wakes at the start of their next turn (EN p.11, p.12)
+    card_action: str | None = None  # the action the weapon card's 1 VP bonus is linked to (EN p.8)
 
 
 @dataclass(frozen=True, slots=True)
@@ -306,6 +316,13 @@ class State:
     fight: tuple[str, int] | None = None  # the dragon on the health track and its health now
     ending: Ending | None = None
     combat: Combat | None = None  # the fight played through the fight commands (the last one, once over)
+    turn_over: str | None = None  # why the current turn ended before its actions (a fight, EN p.11-12)
+    fought: int | None = None  # the index in ``actions`` of the Move that led into a fight this turn
+    bonuses: tuple[tuple[str, int], ...] = ()  # (scroll | gear_card, index of the action it came with)
+    extra_actions: int = 0  # scenario 1: actions bought with status tokens this turn
+    dragon_tokens: tuple[tuple[str, int], ...] = ()  # permanent Damage Tokens per figure (EN p.11)
+    eruption: tuple[int, ...] = ()  # the lava numbers of the last eruption, while the table answers it
+    eruption_answers: tuple[str, ...] = ()  # who was asked about and answered for that eruption
 
     def dragon(self, dragon_id: str) -> DragonStatus:
         for key, status in self.dragons:
@@ -374,6 +391,12 @@ def parse_setup(config: Mapping[str, Any], pack: DataPack) -> Setup:
         raise SetupError("each character board is in the box once, so two players cannot play the same character")
     if scenario == 1 and characters:
         raise SetupError("scenario 1 uses the symmetrical Player Boards for all players (EN Appendix B)")
+    rules = config.get("rules", 1)
+    if isinstance(rules, bool) or rules not in (1, RULES_VERSION):
+        raise SetupError(f"rules is 1 (a game saved before the turn rules) or {RULES_VERSION}, not {rules!r}")
+    peaceful = bool(config.get("peaceful", False))
+    if peaceful and mode is Mode.COOP:
+        raise SetupError("the Peaceful Variant is for the competitive mode; coop samurai never fight (EN p.12, p.15)")
     start_name = config.get("start_player")
     start = 0
     if start_name is not None:
@@ -387,6 +410,8 @@ def parse_setup(config: Mapping[str, Any], pack: DataPack) -> Setup:
         bool(config.get("adventure_tokens", False)),
         start,
         bool(config.get("begin", True)),
+        rules,
+        peaceful,
     )
 
 
@@ -492,8 +517,9 @@ def _scores_vp(setup: Setup) -> bool:
     return setup.mode is Mode.COMPETITIVE or setup.scenario == 8
 
 
-def _uses_round_track(setup: Setup) -> bool:
-    return setup.mode is Mode.COOP and setup.scenario != 8
+def _uses_round_track(setup: Setup, pack: DataPack) -> bool:
+    """Coop runs the round track (EN p.14); the Ronin solo only if the group's rule option says so (assumed)."""
+    return setup.mode is Mode.COOP and (setup.scenario != 8 or pack.rules.ronin_round_track)
 
 
 def _coop_start(setup: Setup, pack: DataPack) -> int:
@@ -569,7 +595,7 @@ class FujiKoro:
         players = tuple(PlayerState(p.name, p.colour, p.board, lives=lives) for p in setup.players)
         countdown = (
             Countdown(CountdownKind.ROUNDS, rounds_left=_coop_start(setup, self.pack))
-            if _uses_round_track(setup)
+            if _uses_round_track(setup, self.pack)
             else Countdown()
         )
         state = State(
@@ -772,6 +798,8 @@ class FujiKoro:
                 countdown=Countdown(
                     CountdownKind.END_PHASE,
                     marker=index,
+                    # Scenario 3: "back to 1" (assumed reading: before space 1; the rule option can say onto it)
+                    position=self.pack.rules.scenario_3_back_to if cd.kind is CountdownKind.LAVA_PHASE else 0,
                     rope=False,
                     lava_phase_done=True,
                     end_triggered=True,
@@ -804,7 +832,7 @@ class FujiKoro:
         if space.event is CountdownEvent.END:
             if lava_phase:
                 after: Countdown
-                if _uses_round_track(state.setup):
+                if _uses_round_track(state.setup, self.pack):
                     extras = self.pack.scenarios[3].extras
                     solo = len(state.players) == 1
                     rounds = int(
@@ -1003,6 +1031,168 @@ class FujiKoro:
             )
         return index
 
+    # ---- the turn as the rulebook describes it (rules version 2): one place per rule -------------
+    # Each check raises a CommandError whose message is one sentence naming the rule and its page.
+
+    def _check_may_act(self, state: State, index: int, what: str) -> None:
+        """Who may do something with their own action now (EN p.4, pp.10-13)."""
+        p = state.players[index]
+        if index != state.current:
+            raise CommandError(
+                f"{what} comes in a player's own turn (EN p.4), and it is {state.players[state.current].name}'s turn"
+            )
+        if state.combat is not None and state.combat.is_active:
+            raise CommandError(f"a fight is being played, so {what} waits until it is over (EN p.10)")
+        if p.escaped is not None:
+            raise CommandError(f"{p.name} escaped the volcano and takes no more actions, only Shogun bonuses (EN p.13)")
+        if state.turn_over is not None:
+            raise CommandError(f"{state.turn_over}, so {what} is not possible; end the turn")
+
+    def _check_action(self, state: State, index: int, action: Action, *, status_token: bool = False) -> None:
+        """Two actions a turn (EN p.4), discs from the pool for Move, Explore and Gather, Rest returns them."""
+        self._check_may_act(state, index, f"a {action.value.capitalize()}")
+        p = state.players[index]
+        allowed = ACTIONS_PER_TURN + state.extra_actions
+        if len(state.actions) >= allowed:
+            if status_token and state.setup.scenario == 1 and p.status_tokens > 0:
+                pass  # scenario 1: a status token buys one extra action (EN Appendix B)
+            else:
+                raise CommandError(
+                    f"{p.name} has taken the turn's {allowed} actions; each player performs 2 actions a turn (EN p.4)"
+                )
+        if action is Action.REST:
+            if p.discs_used == 0:
+                raise CommandError(
+                    f"{p.name} has no Action Disc on the Action Fields, and Rest needs at least one there, "
+                    "so there is no Rest twice in a row (EN p.4, p.7)"
+                )
+        elif p.discs_used >= self._disc_capacity(p):
+            raise CommandError(
+                f"{p.name} has used all {self._disc_capacity(p)} Action Discs and must Rest to get them back (EN p.4)"
+            )
+
+    def _disc_capacity(self, p: PlayerState) -> int:
+        return self.pack.board(p.board).action_discs + (1 if p.disc_monk else 0)
+
+    def _take_action(
+        self, state: State, index: int, action: Action, *, status_token: bool = False, monk_to_discs: bool = False
+    ) -> State:
+        """Record an action and move its Action Disc (EN p.4): every check comes from :meth:`_check_action`."""
+        p = state.players[index]
+        extra = state.extra_actions
+        if len(state.actions) >= ACTIONS_PER_TURN + extra:
+            p = _with(p, status_tokens=p.status_tokens - 1)
+            extra += 1
+        if action is Action.REST:
+            p = _with(p, discs_used=0)
+        else:
+            p = _with(p, discs_used=p.discs_used + 1)
+        if monk_to_discs:
+            p = _with(p, disc_monk=True)
+        return _with(
+            state, players=_set(state.players, index, p), actions=(*state.actions, action.value), extra_actions=extra
+        )
+
+    def _check_end_turn(self, state: State) -> None:
+        p = state.players[state.current]
+        if p.escaped is not None or state.turn_over is not None:
+            return
+        if len(state.actions) < ACTIONS_PER_TURN:
+            raise CommandError(
+                f"{p.name} has taken {len(state.actions)} of the turn's 2 actions; "
+                "each player performs 2 actions a turn (EN p.4)"
+            )
+
+    def _action_bonus(self, state: State, index: int, kind: str, command: Command) -> tuple[State, int]:
+        """Scroll VP comes with one's own Gather (EN p.6), weapon-card VP with one's own linked action (EN p.8).
+
+        Each action brings one of each at most; returns the state with the bonus marked and the action index.
+        """
+        p = state.players[index]
+        what = "a Sacred Scroll's VP" if kind == "scroll" else "the weapon card's VP"
+        self._check_may_act(state, index, what)
+        used = {i for k, i in state.bonuses if k == kind}
+        if kind == "scroll":
+            wanted: set[str] = {Action.GATHER.value}
+            rule = "a Sacred Scroll is picked up with a Gather action, one per Gather (EN p.6)"
+        else:
+            linked = command.get("action") or p.card_action
+            if linked is not None and linked not in (Action.MOVE.value, Action.EXPLORE.value, Action.GATHER.value):
+                raise CommandError(f"a weapon card is linked to Move, Explore or Gather (EN p.8), not {linked!r}")
+            if p.card_action is not None and linked != p.card_action:
+                raise CommandError(
+                    f"{p.name}'s weapon card is linked to {p.card_action} for the rest of the game (EN p.8)"
+                )
+            wanted = {str(linked)} if linked else {Action.MOVE.value, Action.EXPLORE.value, Action.GATHER.value}
+            rule = (
+                "the weapon card's 1 VP comes with the action it is linked to, once per action (EN p.8)"
+                + (f"; {p.name}'s is linked to {linked}" if linked else "")
+            )
+        free = [i for i, a in enumerate(state.actions) if a in wanted and i not in used]
+        if not free:
+            raise CommandError(f"{p.name} has no action this turn to score {what} with: {rule}")
+        at = free[-1]
+        state = _with(state, bonuses=(*state.bonuses, (kind, at)))
+        if kind == "gear_card" and p.card_action is None:
+            state = _with(
+                state, players=_set(state.players, index, _with(p, card_action=state.actions[at]))
+            )
+        return state, at
+
+    def _fight_move(self, state: State, command: Command) -> tuple[State, bool]:
+        """A fight the active player starts comes with a Move onto the tile or space (EN p.4, p.10, p.12).
+
+        The fight belongs to the turn's last action if it is a Move that has not led to a fight yet;
+        otherwise starting the fight records that Move. Returns the state and whether it was the first action.
+        """
+        index = state.current
+        self._check_may_act(state, index, "starting a fight")
+        last = len(state.actions) - 1
+        if not (state.actions and state.actions[-1] == Action.MOVE.value and state.fought != last):
+            self._check_action(state, index, Action.MOVE)
+            state = self._take_action(state, index, Action.MOVE)
+            last = len(state.actions) - 1
+        first = last == 0
+        claimed = command.get("first_action")
+        if claimed is not None and bool(claimed) != first:
+            name = state.players[index].name
+            raise CommandError(
+                f"this fight comes with {name}'s {'first' if first else 'second'} action, "
+                f"not the {'first' if claimed else 'second'} (EN p.11)"
+            )
+        return _with(state, fought=last), first
+
+    def _check_can_fight(self, state: State, index: int, role: str) -> None:
+        """EN p.11, p.12: an unconscious samurai can't be attacked or join a fight until their next turn."""
+        p = state.players[index]
+        if p.unconscious:
+            raise CommandError(
+                f"{p.name} is unconscious until the start of their next turn and cannot {role} (EN p.11, p.12)"
+            )
+
+    def _knocked_out(self, state: State, combat: Combat, name: str) -> State:
+        """A knocked-out samurai lies unconscious until the start of their next turn (EN p.11, p.12)."""
+        if combat.dragon_attacks and name == state.players[state.current].name:
+            return state  # the round's dragon attack came before this player's actions: they resurrect and play
+        i = self._player(state, {"player": name})
+        return _with(state, players=_set(state.players, i, _with(state.players[i], unconscious=True)))
+
+    def _after_fight_turn(self, state: State, combat: Combat) -> State:
+        """Whether the fight ended the active player's turn (EN p.11, p.12; a dragon's attack, EN p.15: no)."""
+        fight = combat.fight
+        if combat.dragon_attacks or combat.cancelled:
+            return state
+        attacker = fight.fighters[0]
+        if fight.attacker_may_continue():
+            return state
+        if attacker.status is FighterStatus.KNOCKED_OUT:
+            reason = f"{attacker.name} was knocked out in their own turn, which ends it (EN p.11, p.12)"
+        elif attacker.status is FighterStatus.SURRENDERED:
+            reason = f"{attacker.name} surrendered the fight they started, which ends their turn (EN p.11, p.12)"
+        else:
+            reason = f"{attacker.name}'s fight was not their first action, which ends their turn (EN p.11)"
+        return _with(state, turn_over=reason)
+
     # ---- commands --------------------------------------------------------------------------
     def _start(self, state: State, command: Command, events: list[tuple[str, Mapping[str, Any]]]) -> State:
         if state.phase is not Phase.SETUP:
@@ -1034,6 +1224,10 @@ class FujiKoro:
             category = Category.CORRECTION
         if category is Category.CORRECTION and not reason_text:
             raise CommandError("a VP correction needs a reason, so the table can see why the score changed")
+        if state.setup.rules >= 2 and points > 0 and category in (Category.SCROLLS, Category.GEAR_CARD):
+            state, _ = self._action_bonus(
+                state, index, "scroll" if category is Category.SCROLLS else "gear_card", command
+            )
         return self._add_vp(state, index, points, category, events, reason=reason_text or None)
 
     def _action(self, state: State, command: Command, events: list[tuple[str, Mapping[str, Any]]]) -> State:
@@ -1044,11 +1238,23 @@ class FujiKoro:
             raise CommandError(
                 f"the actions are move, explore, gather and rest (EN p.4), not {command.get('action')!r}"
             ) from None
-        if state.players[index].escaped is not None:
-            raise CommandError("a samurai who escaped performs no more actions, only Shogun bonuses (EN p.13)")
-        if action is Action.REST and state.actions and state.actions[-1] == Action.REST.value:
-            raise CommandError("you cannot Rest twice in a row (EN p.7)")
-        state = _with(state, actions=(*state.actions, action.value))
+        if state.setup.rules >= 2:
+            status_token = bool(command.get("status_token", False))
+            self._check_action(state, index, action, status_token=status_token)
+            monk = command.get("monk_to")
+            if monk is not None and (monk != "action_discs" or action is not Action.GATHER):
+                raise CommandError(
+                    'a gathered Monk goes to the Action Disc pool with {"monk_to": "action_discs"} (EN p.6)'
+                )
+            if monk is not None and state.players[index].disc_monk:
+                raise CommandError(f"{state.players[index].name} already has a Monk in the Action Disc pool (EN p.6)")
+            state = self._take_action(state, index, action, status_token=status_token, monk_to_discs=monk is not None)
+        else:
+            if state.players[index].escaped is not None:
+                raise CommandError("a samurai who escaped performs no more actions, only Shogun bonuses (EN p.13)")
+            if action is Action.REST and state.actions and state.actions[-1] == Action.REST.value:
+                raise CommandError("you cannot Rest twice in a row (EN p.7)")
+            state = _with(state, actions=(*state.actions, action.value))
         level = command.get("level")
         if action is Action.EXPLORE and level is not None:
             if level not in (1, 2, 3):
@@ -1075,14 +1281,20 @@ class FujiKoro:
     def _scroll(self, state: State, command: Command, events: list[tuple[str, Mapping[str, Any]]]) -> State:
         index = self._player(state, command)
         self._require_scoring(state, "a scroll's VP")
+        if state.setup.rules >= 2:
+            state, _ = self._action_bonus(state, index, "scroll", command)
         return self._add_vp(state, index, self.pack.scoring["scroll"], Category.SCROLLS, events)
 
     def _gear_card_vp(self, state: State, command: Command, events: list[tuple[str, Mapping[str, Any]]]) -> State:
         index = self._player(state, command)
         self._require_scoring(state, "the weapon card's VP")
+        if state.setup.rules >= 2:
+            state, _ = self._action_bonus(state, index, "gear_card", command)
         return self._add_vp(state, index, self.pack.scoring.get("weapon_card_vp", 1), Category.GEAR_CARD, events)
 
     def _end_turn(self, state: State, command: Command, events: list[tuple[str, Mapping[str, Any]]]) -> State:
+        if state.setup.rules >= 2:
+            self._check_end_turn(state)
         cd = state.countdown
         if cd.kind in (CountdownKind.LAVA_PHASE, CountdownKind.END_PHASE) and cd.marker == state.current:
             state = self._advance(state, events)
@@ -1091,7 +1303,21 @@ class FujiKoro:
         n = len(state.players)
         nxt = (state.current + 1) % n
         new_round = nxt == state.setup.start
-        state = _with(state, current=nxt, actions=(), turn=state.turn + 1, round=state.round + (1 if new_round else 0))
+        state = _with(
+            state,
+            current=nxt,
+            actions=(),
+            turn=state.turn + 1,
+            round=state.round + (1 if new_round else 0),
+            turn_over=None,
+            fought=None,
+            bonuses=(),
+            extra_actions=0,
+        )
+        if state.players[nxt].unconscious:
+            # EN p.11, p.12: the samurai wakes up at the beginning of their next turn.
+            state = _with(state, players=_set(state.players, nxt, _with(state.players[nxt], unconscious=False)))
+            events.append(("woke_up", {"player": state.players[nxt].name}))
         if new_round:
             state = self._begin_round(state, events)
             if state.phase is Phase.ENDED:
@@ -1121,7 +1347,12 @@ class FujiKoro:
                 events.append(
                     (Kind.FINAL_CHAPTER, {"player": None, "round": state.round, "phase": "lava" if lava else "end"})
                 )
-                state = self._advance(state, events)
+                if state.setup.rules < 2:
+                    state = self._advance(state, events)
+                # Rules 2: EN p.14 "20 rounds + 8 final rounds". The round the phase is triggered in is the
+                # first of the 8, as in the competitive game (EN p.13: the triggering turn counts); the token
+                # then moves one space at the start of each later round, so space 8 (the end) comes right
+                # after the 8th final round instead of before it.
         elif cd.kind in (CountdownKind.LAVA_PHASE, CountdownKind.END_PHASE) and cd.marker is None:
             state = self._advance(state, events)
         if state.phase is Phase.ENDED:
@@ -1300,6 +1531,8 @@ class FujiKoro:
             via = Exit(str(command.get("via", "rope")))
         except ValueError:
             raise CommandError("a samurai escapes by the rope or the secret_exit (EN p.13)") from None
+        if state.setup.rules >= 2:
+            self._check_escape(state, index, via, command)
         if via is Exit.ROPE and not state.countdown.rope:
             raise CommandError(
                 "the Rope Tile is not on the Central Tile yet; it appears on its countdown space (EN p.13)"
@@ -1329,6 +1562,29 @@ class FujiKoro:
         state = _with(state, players=_set(state.players, index, player), escapes=order)
         events.append(("escaped", {"player": p.name, "via": via.value, "order": order}))
         return state
+
+    def _check_escape(self, state: State, index: int, via: Exit, command: Command) -> None:
+        """Escaping ends the turn on a Rope (EN p.13); in coop through the Secret Exit with magical gear (EN p.14)."""
+        p = state.players[index]
+        if state.combat is not None and state.combat.is_active:
+            raise CommandError("a fight is being played, so escaping waits until it is over (EN p.10)")
+        if state.turn_over is None and len(state.actions) < ACTIONS_PER_TURN:
+            raise CommandError(
+                f"a samurai escapes by ending the turn on a Rope, after the turn's 2 actions (EN p.4, p.13), "
+                f"and {p.name} has taken {len(state.actions)}"
+            )
+        if state.setup.mode is Mode.COOP and state.setup.scenario != 8:
+            if via is Exit.ROPE:
+                raise CommandError(
+                    "in the cooperative mode every player must escape through the Secret Exit (EN p.14), not the Rope"
+                )
+            raw = command.get("tokens", {})
+            shown = isinstance(raw, dict) and any(raw.get(g) for g in GEAR)
+            if not p.magical and not shown:
+                raise CommandError(
+                    f"in the cooperative mode each player escapes with at least one completed Magical Gear item "
+                    f"(EN p.14), and {p.name} has none"
+                )
 
     def _shogun_bonus(self, state: State, command: Command, events: list[tuple[str, Mapping[str, Any]]]) -> State:
         index = self._turn_player(state, command, "a Shogun bonus")
@@ -1370,6 +1626,10 @@ class FujiKoro:
         if gear not in GEAR:
             raise CommandError(f"magical gear is a helmet, weapon or sandals, not {gear!r}")
         p = state.players[index]
+        if state.setup.rules >= 2 and p.escaped is not None:
+            raise CommandError(
+                f"{p.name} escaped the volcano and takes no more actions, so their gear no longer changes (EN p.13)"
+            )
         completed = bool(command.get("completed", True))
         magical = p.magical | {gear} if completed else p.magical - {gear}
         events.append(("magical_gear", {"player": p.name, "gear": gear, "completed": completed}))
@@ -1491,6 +1751,26 @@ class FujiKoro:
                 "dragons move onto samurai only in the cooperative mode and when dragons are on the move (scenario 2)"
             )
         n = len(state.players)
+        strict = state.setup.rules >= 2
+        first_action = command.get("first_action")
+        if strict:
+            if not dragon_attacks and state.current in indices:
+                self._check_may_act(state, state.current, "starting a fight")
+            for i in indices:
+                self._check_can_fight(state, i, "be attacked" if dragon_attacks else "join a fight")
+            if dragon_attacks:
+                if state.actions or state.current != state.setup.start:
+                    raise CommandError(
+                        "dragons move onto samurai at the start of a round, before the start player's actions "
+                        "(EN p.15, Appendix B scenario 2)"
+                    )
+            else:
+                if state.current not in indices:
+                    raise CommandError(
+                        f"the attacker is the player whose turn it is ({state.players[state.current].name}); "
+                        "the others join the fight"
+                    )
+                state, first_action = self._fight_move(state, command)
         if dragon_attacks:
             # The samurai on the tile defend; ties between them go by turn order from the active player.
             start = state.current
@@ -1504,10 +1784,16 @@ class FujiKoro:
         # Joiners are asked in turn order from the attacker's left (EN p.10): that is the fight's order.
         entries.sort(key=lambda e: (e[0] - start) % n)
         stats, dragon_id = self._dragon_stats(state, command.get("dragon"))
-        tokens = command.get("damage_tokens", 0)
+        placed = dict(state.dragon_tokens).get(dragon_id, 0) if dragon_id and strict else 0
+        tokens = command.get("damage_tokens", placed)
         if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0:
             raise CommandError(f"damage_tokens is a whole number of at least 0, got {tokens!r}")
-        first_action = command.get("first_action")
+        if tokens < placed:
+            raise CommandError(
+                f"{dragon_id} carries {placed} permanent Damage Tokens, and they stay when it heals (EN p.11)"
+            )
+        if strict and dragon_id and tokens != placed:
+            state = _with(state, dragon_tokens=tuple(sorted({**dict(state.dragon_tokens), dragon_id: tokens}.items())))
         if first_action is None:
             first_action = not dragon_attacks and len(state.actions) <= 1
         try:
@@ -1525,7 +1811,7 @@ class FujiKoro:
             raise CommandError(
                 str(error) + (" (EN Appendix B scenario 1)" if "scenario" in str(error) else "")
             ) from None
-        combat = Combat(fight, dragon_id=dragon_id, max_health=stats.health)
+        combat = Combat(fight, dragon_id=dragon_id, max_health=stats.health, dragon_attacks=dragon_attacks)
         label = dragon_id or stats.name
         events.append(
             (
@@ -1550,6 +1836,11 @@ class FujiKoro:
                 f"the attacker is the player whose turn it is ({state.players[state.current].name}) (EN p.12)"
             )
         first_action = command.get("first_action")
+        if state.setup.peaceful:
+            raise CommandError("in the Peaceful Variant samurai fight only dragons, never each other (EN p.12)")
+        if state.setup.rules >= 2:
+            self._check_can_fight(state, d_index, "be attacked")
+            state, first_action = self._fight_move(state, command)
         if first_action is None:
             first_action = len(state.actions) <= 1
         try:
@@ -1687,6 +1978,10 @@ class FujiKoro:
             health_track = (combat.dragon_id, new.health)
         state = _with(state, players=tuple(players), group_teeth=state.group_teeth + pool, combat=combat,
                       fight=health_track)
+        if state.setup.rules >= 2:
+            for before, after in zip(old.fighters, new.fighters, strict=True):
+                if before.is_in and after.status is FighterStatus.KNOCKED_OUT:
+                    state = self._knocked_out(state, combat, after.name)
         if coop and new.dragon is not None:
             for before, after in zip(old.fighters, new.fighters, strict=True):
                 if before.is_in and after.status is FighterStatus.KNOCKED_OUT:
@@ -1711,6 +2006,9 @@ class FujiKoro:
             "retreated": [f.name for f in fight.fighters if f.status is FighterStatus.RETREATED],
             "attacker_may_continue": fight.attacker_may_continue(),
         }
+        if state.setup.rules >= 2:
+            state = self._after_fight_turn(state, combat)
+            payload["turn_over"] = state.turn_over
         if fight.dragon is None:
             loser = next(f.name for f in fight.fighters if f.name != fight.winner)
             payload.update(
@@ -1831,7 +2129,9 @@ class FujiKoro:
             "round": state.round,
             "turn": state.turn,
             "actions": list(state.actions),
-            "actions_left": max(0, ACTIONS_PER_TURN - len(state.actions)),
+            "actions_left": self._actions_left(state),
+            "rules": setup.rules,
+            "turn_over": state.turn_over,
             "scores": {p.name: p.vp for p in state.players},
             "countdown": {
                 "active": cd.kind in (CountdownKind.LAVA_PHASE, CountdownKind.END_PHASE),
@@ -1859,10 +2159,14 @@ class FujiKoro:
                     "magical_gear": sorted(p.magical),
                     "status_tokens": p.status_tokens,
                     "trophies": list(p.trophies),
+                    "unconscious": p.unconscious,
+                    "action_discs": {"used": p.discs_used, "total": self._disc_capacity(p)},
+                    "weapon_card_action": p.card_action,
                 }
                 for p in state.players
             ],
             "dragons": {d: s.value for d, s in state.dragons if s is not DragonStatus.HIDDEN},
+            "dragon_damage_tokens": dict(state.dragon_tokens),
             "shogun_claims": dict(state.claims),
             "vp_history": [
                 {
@@ -1891,6 +2195,11 @@ class FujiKoro:
                 "ranking": [{"player": n, "vp": vp, "rank": r} for n, vp, r in state.ending.ranking],
             }
         return data
+
+    def _actions_left(self, state: State) -> int:
+        if state.turn_over is not None or state.players[state.current].escaped is not None:
+            return 0
+        return max(0, ACTIONS_PER_TURN + state.extra_actions - len(state.actions))
 
     def result(self, state: State) -> Result | None:
         ending = state.ending
@@ -1952,6 +2261,7 @@ class Combat:
     final_blow: str | None = None
     stolen: str | None = None
     cancelled: bool = False
+    dragon_attacks: bool = False  # a dragon moved onto the samurai (coop, scenario 2): nobody's action
 
     @property
     def is_active(self) -> bool:

@@ -39,6 +39,9 @@ def register(subparsers: Any) -> None:
     )
     new.add_argument("--adventure-tokens", action="store_true", help="play with the Adventure Tokens")
     new.add_argument("--start-player", default=None, help="who starts (default: the first listed player)")
+    new.add_argument(
+        "--peaceful", action="store_true", help="the Peaceful Variant: samurai fight only dragons (EN p.12)"
+    )
     new.set_defaults(handler=_new)
 
     do = sub.add_parser("do", help="apply one command, given as JSON")
@@ -126,7 +129,7 @@ def _split(text: str | None) -> list[str] | None:
 def _new(args: argparse.Namespace) -> int:
     from companion.datapack import DataPackError, load
     from companion.engine import CommandError
-    from companion.fujikoro_game import GAME_NAME
+    from companion.fujikoro_game import GAME_NAME, RULES_VERSION
     from store.gamelog import Header, StoreError
     from store.games import new_game_path
     from store.overrides import read_overrides
@@ -151,7 +154,10 @@ def _new(args: argparse.Namespace) -> int:
         "mode": args.mode,
         "scenario": args.scenario,
         "adventure_tokens": bool(args.adventure_tokens),
+        "rules": RULES_VERSION,  # a new game is played by the turn the rulebook describes; old files keep theirs
     }
+    if args.peaceful:
+        config["peaceful"] = True
     if args.start_player:
         config["start_player"] = args.start_player
     try:

@@ -14,11 +14,21 @@ from kivy.event import EventDispatcher
 from kivy.properties import BooleanProperty, ListProperty, NumericProperty, ObjectProperty, StringProperty
 
 from companion.datapack import DataPack
-from companion.fujikoro_game import MAX_PLAYERS, SetupError, parse_setup, setup_checklist
+from companion.fujikoro_game import MAX_PLAYERS, RULES_VERSION, SetupError, parse_setup, setup_checklist
 from ui import coretext
 from ui.session import GameSetup, PlayerSetup
 from ui.theme import PLAYER_COLOURS
 from ui.tr import tr
+
+
+class RulesGameSetup(GameSetup):
+    """A new game from the form is played by the current turn rules (a setup without ``rules`` is an old game)."""
+
+    __slots__ = ()
+
+    def config(self) -> dict[str, Any]:
+        return {**GameSetup.config(self), "rules": RULES_VERSION}
+
 
 DEFAULT_NAMES = ("Aiko", "Botan", "Chiyo", "Daiki", "Emi", "Fumio")
 COLOURS = tuple(PLAYER_COLOURS)
@@ -121,7 +131,7 @@ class SetupModel(EventDispatcher):  # type: ignore[misc]
 
     # ---- derived ----------------------------------------------------------------------------
     def game_setup(self) -> GameSetup:
-        return GameSetup(
+        return RulesGameSetup(
             players=tuple(PlayerSetup(p["name"].strip(), p["colour"], p["board"]) for p in self.players),
             mode=self.mode,
             scenario=int(self.scenario),

@@ -1,0 +1,399 @@
+"""The turn as the rulebook describes it (rules version 2): every wrong command refused with the rule and page.
+
+English rulebook pages: two actions a turn and the Action Disc pool (p.4), Rest (p.7), Gather and the
+Sacred Scroll's VP (p.6), the weapon card's VP bonus (p.8), dragon combat and who continues (p.11),
+samurai combat (p.12), escapes (p.13), the cooperative mode (pp.14-15).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from companion.datapack import default_pack
+from companion.engine import CommandError, Session
+from companion.fujikoro_game import RULES_VERSION, FujiKoro
+
+PACK = default_pack()
+
+# Gear that survives one dragon roll of 3 and deals a little damage.
+STRONG = {"helmet": ["TTT", "TTT"], "weapon_left": ["WWMMM"]}
+WEAK = {"helmet": ["W"], "weapon_left": ["WW"]}
+
+
+def game(players: Any = ("A", "B", "C"), **config: Any) -> Session[Any]:
+    seeds = iter(range(500, 10**6))
+    return Session(
+        FujiKoro(PACK), {"players": list(players), "rules": RULES_VERSION, **config}, new_seed=lambda: next(seeds)
+    )
+
+
+def act(s: Session[Any], *actions: str, **extra: Any) -> None:
+    for action in actions:
+        s.do({"type": "action", "action": action, **extra})
+
+
+def play_turn(s: Session[Any]) -> None:
+    """A plain legal turn for whoever is to play: Move and Rest (or Rest first when the pool is empty)."""
+    p = s.state.players[s.state.current]
+    act(s, *(("rest", "move") if p.discs_used >= 3 else ("move", "rest")))
+    s.do({"type": "end_turn"})
+
+
+def refused(s: Session[Any], command: dict[str, Any], *words: str) -> str:
+    before = s.state
+    with pytest.raises(CommandError) as info:
+        s.do(command)
+    message = str(info.value)
+    assert s.state is before, "a refused command changes nothing"
+    assert "(EN p." in message or "(EN Appendix" in message, f"no rule and page in: {message}"
+    for word in words:
+        assert word in message, f"{word!r} not in {message!r}"
+    return message
+
+
+def knock_out(s: Session[Any], player: str, *joiners: str) -> None:
+    """A dragon fight in which the dragon's first roll knocks out ``player`` (helmet W, 3 hits)."""
+    samurai = [{"player": player, "gear": WEAK}] + [{"player": j, "gear": STRONG} for j in joiners]
+    s.do({"type": "fight_start", "dragon": {"health": 30, "initiative": 20, "dice": 1}, "samurai": samurai})
+    s.do({"type": "fight_roll", "dice": [3]})
+
+
+# ---- 1. Two actions a turn (EN p.4) --------------------------------------------------------------
+
+
+def test_a_third_action_is_refused_two_actions_a_turn_p4() -> None:
+    s = game()
+    act(s, "move", "gather")
+    refused(s, {"type": "action", "action": "explore", "level": 2}, "2 actions", "EN p.4")
+    assert s.state_json()["scores"]["A"] == 0
+
+
+def test_end_turn_without_the_two_actions_is_refused_p4() -> None:
+    s = game()
+    refused(s, {"type": "end_turn"}, "0 of the turn's 2 actions", "EN p.4")
+    act(s, "move")
+    refused(s, {"type": "end_turn"}, "1 of the turn's 2 actions")
+    act(s, "gather")
+    s.do({"type": "end_turn"})
+    assert s.state_json()["current_player"] == "B"
+
+
+def test_an_explore_in_the_middle_of_a_fight_is_refused_and_scores_nothing_p10() -> None:
+    s = game()
+    s.do({"type": "fight_start", "dragon": "green_1", "samurai": [{"player": "A", "gear": STRONG}]})
+    refused(s, {"type": "action", "action": "explore", "level": 3}, "fight", "EN p.10")
+    refused(s, {"type": "explore", "level": 2}, "fight")
+    assert s.state_json()["scores"]["A"] == 0
+
+
+# ---- 2. The Action Disc pool and Rest (EN p.4, p.7) ---------------------------------------------
+
+
+def test_rest_as_the_first_action_of_the_game_is_refused_no_disc_on_the_fields_p4_p7() -> None:
+    s = game()
+    refused(s, {"type": "action", "action": "rest"}, "no Action Disc on the Action Fields", "EN p.4, p.7")
+
+
+def test_rest_at_the_end_of_a_turn_and_again_at_the_start_of_the_next_is_refused_p7() -> None:
+    s = game(("A", "B"))
+    act(s, "move", "rest")
+    s.do({"type": "end_turn"})
+    act(s, "move", "gather")
+    s.do({"type": "end_turn"})
+    refused(s, {"type": "action", "action": "rest"}, "Rest twice in a row", "EN p.4, p.7")
+    act(s, "gather", "rest")  # a disc on the fields again: Rest is fine
+
+
+def test_a_move_after_all_three_discs_is_refused_they_must_rest_p4() -> None:
+    s = game(("A", "B"))
+    act(s, "move", "gather")
+    s.do({"type": "end_turn"})
+    play_turn(s)
+    act(s, "explore")  # A's third disc
+    refused(s, {"type": "action", "action": "move"}, "all 3 Action Discs", "must Rest", "EN p.4")
+    act(s, "rest")
+    s.do({"type": "end_turn"})
+
+
+def test_a_monk_in_the_action_disc_pool_is_a_fourth_disc_p6() -> None:
+    s = game(("A", "B"))
+    act(s, "move")
+    s.do({"type": "action", "action": "gather", "monk_to": "action_discs"})
+    s.do({"type": "end_turn"})
+    play_turn(s)
+    act(s, "move", "move")  # discs 3 and 4
+    s.do({"type": "end_turn"})
+    play_turn(s)
+    refused(s, {"type": "action", "action": "move"}, "all 4 Action Discs")
+
+
+def test_a_characters_disc_count_comes_from_the_data_pack_appendix_a() -> None:
+    s = game([{"name": "Y", "board": "yoshihiro"}, {"name": "T", "board": "tomoe"}])
+    act(s, "move", "move")
+    s.do({"type": "end_turn"})
+    act(s, "move", "move")
+    s.do({"type": "end_turn"})
+    act(s, "move", "move")  # Yoshihiro: 4 discs
+    s.do({"type": "end_turn"})
+    refused(s, {"type": "action", "action": "move"}, "all 2 Action Discs")  # Tomoe: 2 regular discs
+
+
+# ---- 3. Combat ends the turn unless first action and survived (EN p.11, p.12) ---------------------
+
+
+def test_a_knocked_out_samurai_can_neither_gather_nor_fight_again_in_that_turn_p11() -> None:
+    s = game()
+    knock_out(s, "A")
+    out = s.state_json()
+    assert out["combat"]["active"] is False and out["turn_over"]
+    refused(s, {"type": "action", "action": "gather"}, "knocked out", "EN p.11")
+    refused(
+        s,
+        {"type": "fight_start", "dragon": "green_1", "samurai": [{"player": "A", "gear": STRONG}]},
+        "knocked out",
+    )
+    s.do({"type": "end_turn"})  # the turn ended with one action: End turn is what is left
+    assert s.state_json()["current_player"] == "B"
+
+
+def test_a_fight_as_the_second_action_ends_the_turn_even_when_won_p11() -> None:
+    s = game()
+    act(s, "gather")
+    s.do({"type": "fight_start", "dragon": {"health": 1, "initiative": 0, "dice": 1},
+          "samurai": [{"player": "A", "gear": STRONG}]})
+    s.do({"type": "fight_roll", "dice": [["wood", 1], ["wood", 0]]})
+    assert s.state_json()["combat"]["outcome"] == "dragon_defeated"
+    assert s.state.actions == ("gather", "move")  # the fight came with its Move
+    refused(s, {"type": "action", "action": "gather"}, "not their first action", "EN p.11")
+
+
+def test_a_fight_won_with_the_first_action_leaves_the_second_action_p11() -> None:
+    s = game()
+    act(s, "move")
+    s.do({"type": "fight_start", "dragon": {"health": 1, "initiative": 0, "dice": 1},
+          "samurai": [{"player": "A", "gear": STRONG}]})
+    s.do({"type": "fight_roll", "dice": [["wood", 1]]})
+    assert s.state_json()["turn_over"] is None
+    act(s, "gather")
+    refused(s, {"type": "action", "action": "gather"}, "2 actions")
+    s.do({"type": "end_turn"})
+
+
+def test_first_action_claimed_against_the_log_is_refused_p11() -> None:
+    s = game()
+    act(s, "gather")
+    refused(
+        s,
+        {"type": "fight_start", "dragon": "green_1", "first_action": True,
+         "samurai": [{"player": "A", "gear": STRONG}]},
+        "second action",
+        "EN p.11",
+    )
+
+
+def test_a_samurai_who_loses_a_samurai_combat_in_their_own_turn_may_not_move_or_gather_p12() -> None:
+    s = game()
+    act(s, "move")
+    s.do({"type": "samurai_fight_start", "attacker": {"player": "A", "gear": WEAK},
+          "defender": {"player": "B", "gear": STRONG}})
+    while s.state.combat.is_active:
+        who = s.state.combat.fight.whose_turn()
+        s.do({"type": "fight_roll", "dice": [["metal", 2], ["metal", 2], ["metal", 2]] if who == "B"
+              else [["wood", 0], ["wood", 0]]})
+    assert s.state.combat.fight.winner == "B"
+    refused(s, {"type": "action", "action": "move"}, "knocked out in their own turn", "EN p.11, p.12")
+    refused(s, {"type": "action", "action": "gather"}, "knocked out")
+    s.do({"type": "end_turn"})
+
+
+def test_a_dragon_attacking_at_the_start_of_a_coop_round_does_not_cost_the_start_player_their_turn_p15() -> None:
+    s = game(("A", "B"), mode="coop")
+    play_turn(s)
+    play_turn(s)  # round 2: A is the start player again
+    s.do({"type": "fight_start", "dragon": {"health": 30, "initiative": 20, "dice": 1}, "dragon_attacks": True,
+          "samurai": [{"player": "A", "gear": WEAK}]})
+    s.do({"type": "fight_roll", "dice": [3]})  # A is knocked out: a Life, and resurrects on the Central Tile
+    out = s.state_json()
+    assert out["combat"]["active"] is False and out["turn_over"] is None
+    assert {p["name"]: p["lives"] for p in out["players"]}["A"] == 1
+    act(s, "move", "gather")  # A still plays the round's first turn
+    s.do({"type": "end_turn"})
+
+
+def test_a_dragon_attack_only_comes_at_the_start_of_a_round_p15() -> None:
+    s = game(("A", "B"), mode="coop")
+    act(s, "move")
+    refused(
+        s,
+        {"type": "fight_start", "dragon": "green_1", "dragon_attacks": True,
+         "samurai": [{"player": "A", "gear": WEAK}]},
+        "start of a round",
+        "EN p.15",
+    )
+
+
+# ---- 4. Unconscious samurai (EN p.11, p.12) -------------------------------------------------------
+
+
+def test_an_unconscious_samurai_cannot_be_attacked_or_join_until_their_next_turn_p11_p12() -> None:
+    s = game()
+    knock_out(s, "A")
+    s.do({"type": "end_turn"})
+    # B's turn: A lies unconscious.
+    refused(
+        s,
+        {"type": "samurai_fight_start", "attacker": {"player": "B", "gear": STRONG},
+         "defender": {"player": "A", "gear": STRONG}},
+        "unconscious",
+        "EN p.11, p.12",
+    )
+    refused(
+        s,
+        {"type": "fight_start", "dragon": "green_1",
+         "samurai": [{"player": "B", "gear": STRONG}, {"player": "A", "gear": STRONG}]},
+        "unconscious",
+        "join",
+    )
+    assert [p["unconscious"] for p in s.state_json()["players"]] == [True, False, False]
+    act(s, "move", "gather")
+    s.do({"type": "end_turn"})
+    act(s, "move", "gather")
+    s.do({"type": "end_turn"})
+    # A's next turn: awake again.
+    assert [p["unconscious"] for p in s.state_json()["players"]] == [False, False, False]
+    act(s, "move", "gather")
+
+
+def test_a_joiner_knocked_out_stays_unconscious_until_their_own_turn_p11() -> None:
+    s = game()
+    act(s, "move")
+    s.do({"type": "fight_start", "dragon": {"health": 30, "initiative": 20, "dice": 1},
+          "samurai": [{"player": "A", "gear": STRONG}, {"player": "B", "gear": WEAK}]})
+    s.do({"type": "fight_roll", "dice": [3]})  # B out, A stands
+    assert [p["unconscious"] for p in s.state_json()["players"]] == [False, True, False]
+    s.do({"type": "fight_cancel", "reason": "A walks away"})
+    act(s, "gather")
+    s.do({"type": "end_turn"})
+    assert [p["unconscious"] for p in s.state_json()["players"]] == [False, False, False]
+
+
+# ---- 8. Scroll VP and weapon-card VP with one's own action (EN p.6, p.8) ----------------------
+
+
+def test_scroll_vp_needs_ones_own_gather_in_ones_own_turn_once_per_gather_p6() -> None:
+    s = game()
+    refused(s, {"type": "scroll"}, "Gather", "EN p.6")  # before any action
+    refused(s, {"type": "scroll", "player": "B"}, "own turn", "EN p.4")  # someone else's turn
+    act(s, "move")
+    refused(s, {"type": "scroll"}, "Gather")
+    act(s, "gather")
+    s.do({"type": "scroll"})
+    refused(s, {"type": "scroll"}, "one per Gather")  # twice for one action
+    refused(s, {"type": "vp", "points": 3, "reason": "scroll"}, "one per Gather")  # the same through the VP tap
+    assert s.state_json()["scores"]["A"] == 3
+
+
+def test_weapon_card_vp_comes_with_its_linked_action_once_per_action_p8() -> None:
+    s = game()
+    refused(s, {"type": "gear_card_vp"}, "EN p.8")
+    act(s, "move")
+    refused(s, {"type": "gear_card_vp", "player": "B"}, "own turn")
+    s.do({"type": "gear_card_vp"})  # linked to Move from now on
+    refused(s, {"type": "gear_card_vp"}, "once per action")
+    act(s, "rest")
+    refused(s, {"type": "gear_card_vp"}, "linked to move")
+    s.do({"type": "end_turn"})
+    play_turn(s)
+    play_turn(s)
+    act(s, "move", "move")
+    s.do({"type": "gear_card_vp"})
+    s.do({"type": "gear_card_vp"})  # two Moves, two bonuses
+    assert s.state_json()["scores"]["A"] == 3
+
+
+def test_corrections_stay_possible_at_any_time() -> None:
+    s = game()
+    s.do({"type": "vp", "player": "B", "points": 2, "reason": "we forgot B's dragon VP"})
+    assert s.state_json()["scores"]["B"] == 2
+
+
+# ---- Escapes (EN p.13; coop p.14) ------------------------------------------------------------
+
+
+def _to_the_rope(s: Session[Any]) -> None:
+    s.do({"type": "vp", "player": "A", "points": 30, "reason": "test: the final chapter"})
+    while not s.state.countdown.rope:
+        play_turn(s)
+
+
+def test_an_escaped_samurai_takes_no_more_actions_p13() -> None:
+    s = game(("A", "B"))
+    _to_the_rope(s)
+    while s.state.current != 0:
+        play_turn(s)
+    refused(s, {"type": "escape", "via": "rope"}, "after the turn's 2 actions", "EN p.4, p.13")
+    act(s, *(("rest", "move") if s.state.players[0].discs_used >= 3 else ("move", "rest")))
+    s.do({"type": "escape", "via": "rope"})
+    s.do({"type": "end_turn"})
+    play_turn(s)
+    refused(s, {"type": "action", "action": "move"}, "escaped", "EN p.13")
+    refused(s, {"type": "scroll"}, "escaped")
+    refused(s, {"type": "magical_gear", "gear": "helmet"}, "escaped")
+    s.do({"type": "end_turn"})  # an escaped player's turn is a Shogun bonus at most
+
+
+def _coop_final(s: Session[Any]) -> None:
+    while s.state.countdown.kind.value == "rounds":
+        act(s, "move", "gather")
+        s.do({"type": "end_turn"})
+
+
+def test_coop_escape_needs_the_secret_exit_and_completed_magical_gear_p14() -> None:
+    s = game(("A", "B"), mode="coop")
+    act(s, "move", "gather")
+    refused(s, {"type": "escape", "via": "secret_exit"}, "Magical Gear", "EN p.14")
+    refused(s, {"type": "escape", "via": "rope"}, "Secret Exit", "EN p.14")
+    s.do({"type": "magical_gear", "gear": "sandals"})
+    s.do({"type": "escape", "via": "secret_exit"})
+    refused(s, {"type": "magical_gear", "gear": "helmet"}, "escaped", "EN p.13")
+    state = s.state_json()
+    assert state["phase"] == "playing"
+
+
+def test_escaping_without_gear_then_adding_some_does_not_win_p14() -> None:
+    s = game(("A",), mode="coop")
+    act(s, "move", "gather")
+    refused(s, {"type": "escape", "via": "secret_exit"}, "Magical Gear")
+    assert s.state_json()["phase"] == "playing"
+
+
+# ---- Games saved before the turn rules (no "rules" in their setup) ------------------------------
+
+
+def test_a_game_saved_before_the_turn_rules_still_replays_its_historic_commands() -> None:
+    from companion.engine import Record, RecordKind
+
+    legacy = {"players": ["A", "B"]}  # what every setup looked like before rules version 2
+    commands = [
+        {"type": "action", "action": "rest", "player": "A"},  # Rest first: refused today
+        {"type": "action", "action": "move", "player": "A"},
+        {"type": "action", "action": "gather", "player": "A"},  # a third action
+        {"type": "scroll", "player": "B"},  # VP in someone else's turn
+        {"type": "end_turn"},
+        {"type": "end_turn"},  # no action at all
+    ]
+    records = [Record(i + 1, RecordKind.COMMAND, c, "") for i, c in enumerate(commands)]
+    s = Session.replay(FujiKoro(PACK), legacy, records)
+    out = s.state_json()
+    assert out["rules"] == 1 and out["scores"]["B"] == 3 and out["current_player"] == "A" and out["round"] == 2
+    with pytest.raises(CommandError):
+        Session(FujiKoro(PACK), {"players": ["A", "B"], "rules": 3})
+
+
+def test_a_pack_stored_before_the_rule_options_existed_loads_with_the_shipped_defaults() -> None:
+    from companion.datapack import RuleOptions, parse
+
+    raw = {k: v for k, v in PACK.raw.items() if k != "rules"}
+    assert parse(raw).rules == RuleOptions() == PACK.rules
