@@ -205,6 +205,9 @@ def test_bridge_emulate_commands_and_png_layout_from_a_subprocess(tmp_path: Path
             assert pixel(rows, 0, 0) == (24, 20, 20) == pixel(rows, 4, 4)  # background; a disc's corner
             assert pixel(rows, 4 + 9, 4) == (0, 255, 7)  # top of LED 0's disc: (9 - 9.5)² + 9.5² ≤ 100
             assert pixel(rows, 14 + 24 * 10, 14 + 24 * 1) == (24, 20, 20)  # lava 2 has 10 LEDs, not 11
+            # The worked examples of emulator.md §3: chain LED 7, bar space 1 (LED 51), the player LED.
+            assert pixel(rows, 38, 62) == state.pixel(7) and pixel(rows, 14, 134) == state.pixel(51)
+            assert pixel(rows, 14, 158) == (1, 2, 3)
 
             assert ask("press end_turn") == "ok press end_turn"
             assert wait_for(lambda: (P.BUTTON, bytes((P.BUTTON_END_TURN,))) in host.events(), 2)
@@ -221,3 +224,108 @@ def test_bridge_emulate_commands_and_png_layout_from_a_subprocess(tmp_path: Path
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+class RawHost:
+    """A host of bare frames on the emulator's pty, for the checks hardware_docs/emulator.md §1 lists."""
+
+    def __init__(self, path: str) -> None:
+        import os
+        import tty
+
+        self.fd = os.open(path, os.O_RDWR | os.O_NOCTTY)
+        tty.setraw(self.fd)
+        from firmware_bridge.wire import HostDecoder
+
+        self.decoder = HostDecoder()
+
+    def send(self, data: bytes) -> list[tuple[int, int, bytes]]:
+        """Write bytes, return the frames the table answers (within 1 s; then nothing more for 0.1 s)."""
+        import os
+        import select
+
+        os.write(self.fd, data)
+        out: list[tuple[int, int, bytes]] = []
+        deadline = time.monotonic() + 1.0
+        while (left := deadline - time.monotonic()) > 0:
+            if select.select([self.fd], [], [], left)[0]:
+                out += self.decoder.feed(os.read(self.fd, 4096))
+                if out:
+                    deadline = min(deadline, time.monotonic() + 0.1)
+        return out
+
+    def close(self) -> None:
+        import os
+
+        os.close(self.fd)
+
+
+def test_bridge_emulator_behaves_as_the_docs_table_says(tmp_path: Path) -> None:
+    from firmware_bridge.wire import frame
+
+    emulator = Emulator()
+    host = RawHost(emulator.serve_pty(tmp_path / "table"))
+    try:
+        assert host.send(frame(P.PLAYER, 1, b"\x01\x02\x03")) == [(P.NAK, 1, P.error(P.E_HELLO))]
+        ((mtype, seq, payload),) = host.send(frame(P.HELLO, 2, P.hello()))
+        assert (mtype, seq) == (P.IDENTITY, 2)
+        assert P.parse_identity(payload) == (1, 0x1F, 59, 0xDDFB, "fujikoro-table-1")
+        bad = bytearray(frame(P.PLAYER, 3, b"\x01\x02\x03"))
+        bad[4] ^= 0x01
+        ((mtype, seq, payload),) = host.send(bytes(bad))
+        assert (mtype, seq) == (P.NAK, 0) and payload[0] in (P.E_CRC, P.E_COBS, P.E_SHORT)
+        oversize = bytes((P.HEARTBEAT, 3, 251)) + bytes(251)
+        crc = P.crc16(oversize)
+        wire = b"\x00" + P.cobs_encode(oversize + bytes((crc >> 8, crc & 0xFF))) + b"\x00"
+        assert host.send(wire) == [(P.NAK, 0, P.error(P.E_OVERSIZE))]
+        for seq, (mtype, payload), code in zip(range(4, 8), [
+                (P.LED_FRAME, P.led_frame(58, bytes(6))), (P.COUNTDOWN, P.countdown(9, bytes(3), bytes(3))),
+                (P.PLAYER, b"\x01\x02"), (0x40, b"")], [P.E_RANGE, P.E_RANGE, P.E_PAYLOAD, P.E_TYPE], strict=True):
+            ((got_type, got_seq, got_payload),) = host.send(frame(mtype, seq, payload))
+            assert (got_type, got_seq, got_payload[0]) == (P.NAK, seq, code)
+        led = frame(P.LED_FRAME, 8, P.led_frame(57, b"\xf0\x80\x40\x11\x22\x33"))
+        assert host.send(led) == [(P.ACK, 8, b"")]
+        assert host.send(led) == [(P.ACK, 8, b"")]  # a retransmission: ACKed again, applied once
+        assert emulator.command("leds").endswith(" 56=000000 57=f08040 58=112233")
+        time.sleep(2.0)  # link lost: 2 s without a valid host frame
+        assert emulator.command("leds").endswith(" 57=1e1008 58=020406")
+        assert emulator.player() in ((255, 0, 0), (0, 0, 0))
+    finally:
+        host.close()
+        emulator.close()
+
+
+def test_bridge_emulate_png_exists_at_start(tmp_path: Path) -> None:
+    png = tmp_path / "leds.png"
+    assert subprocess.run([sys.executable, "-m", "ui.cli.main", "bridge", "emulate", "--pty", str(tmp_path / "t"),
+                           "--png", str(png), "--seconds", "0.5"], cwd=ROOT, timeout=20).returncode == 0
+    width, height, rows = read_png(png)
+    assert (width, height) == (268, 172)
+    assert pixel(rows, 14, 14) == (0, 0, 0) and pixel(rows, 14, 158) == (0, 0, 0)
+    assert not (tmp_path / "leds.png.tmp").exists()
+
+
+def test_bridge_emulator_doc_monitor_example_sends_what_it_says(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """The `--send-leds` example of hardware_docs/emulator.md §4, run against the emulator on a pty."""
+    import shlex
+
+    from ui.cli.main import main
+
+    doc = (ROOT / "hardware_docs" / "emulator.md").read_text()
+    example = doc.split("## 4.")[1].split("```sh")[1].split("```")[0].replace("\\\n", " ")
+    argv = shlex.split(example)
+    assert argv[:3] == ["fujikoro", "bridge", "monitor"]
+    emulator = Emulator()
+    argv[3] = emulator.serve_pty(tmp_path / "table")
+    try:
+        assert main(argv[1:]) == 0
+        chain, player = emulator.chain(), emulator.player()
+    finally:
+        emulator.close()
+    out = capsys.readouterr().out
+    sent = [line.split("host -> table  ")[1] for line in out.splitlines() if "host -> table  " in line]
+    assert sent[:4] == ["HELLO #1 01", "PLAYER #2 rgb (0, 64, 255)", "LED_FRAME #3 LEDs 0..58",
+                        "COUNTDOWN #4 position 3"]
+    assert player == (0, 64, 255) and chain[3] == (255, 48, 0)
+    assert [chain[i] for i in LEDMAP.countdown] == [(255, 140, 0)] * 3 + [(16, 16, 16)] * 5
