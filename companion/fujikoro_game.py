@@ -1321,7 +1321,8 @@ class FujiKoro:
         if new_round:
             state = self._begin_round(state, events)
             if state.phase is Phase.ENDED:
-                return state
+                # Rules 2: the track's end came after the last round; that round is the one the game ended in.
+                return _with(state, round=state.round - 1) if state.setup.rules >= 2 else state
         p = state.players[nxt]
         events.append((Kind.TURN_STARTED, {"player": p.name, "round": state.round, "colour": p.colour}))
         return state

@@ -397,3 +397,52 @@ def test_a_pack_stored_before_the_rule_options_existed_loads_with_the_shipped_de
 
     raw = {k: v for k, v in PACK.raw.items() if k != "rules"}
     assert parse(raw).rules == RuleOptions() == PACK.rules
+
+
+# ---- 5. Cooperative length: 20 rounds + 8 final rounds, 25 + 8 solo (EN p.14) ---------------------
+
+
+@pytest.mark.parametrize(("players", "normal"), [(("A", "B"), 20), (("A",), 25), (("A", "B", "C", "D", "E", "F"), 20)])
+def test_a_coop_game_plays_all_its_rounds_and_ends_after_the_8th_final_round_p14(
+    players: tuple[str, ...], normal: int
+) -> None:
+    s = game(players, mode="coop")
+    rounds: list[tuple[int, str]] = []
+    turns = 0
+    while not s.is_over:
+        rounds.append((s.state.round, s.state.phase.value))
+        play_turn(s)  # 2 actions and End turn
+        turns += 1
+    out = s.state_json()
+    played = sorted(set(rounds))
+    assert played[-1] == (normal + 8, "final"), "the last round played is the 8th final round"
+    assert [r for r, phase in played if phase == "playing"] == list(range(1, normal + 1))
+    assert [r for r, phase in played if phase == "final"] == list(range(normal + 1, normal + 9))
+    assert turns == len(players) * (normal + 8), "every player had every turn of every round"
+    assert out["countdown"]["position"] == 8 and out["ending"]["won"] is False
+    assert out["round"] == normal + 8
+
+
+# ---- 7. Permanent Damage Tokens stay when the dragon heals (EN p.11) ------------------------------
+
+
+def test_permanent_damage_tokens_stay_on_the_dragon_for_the_next_fight_p11() -> None:
+    s = game()
+    full = s.game.pack.dragons["green_1"].health
+    s.do({"type": "fight_start", "dragon": "green_1", "damage_tokens": 2, "samurai": [{"player": "A", "gear": WEAK}]})
+    assert s.state.combat.fight.health == full - 2
+    while s.state.combat.is_active:
+        s.do({"type": "fight_roll", "dice": [3, 3, 3]} if s.state.combat.fight.whose_turn() == "dragon"
+             else {"type": "fight_roll", "dice": [["wood", 0], ["wood", 0]]})
+    assert s.state_json()["combat"]["outcome"] == "samurai_lost"
+    assert s.state_json()["dragon_damage_tokens"] == {"green_1": 2}
+    s.do({"type": "end_turn"})
+    act(s, "move")
+    refused(
+        s,
+        {"type": "fight_start", "dragon": "green_1", "damage_tokens": 0, "samurai": [{"player": "B", "gear": STRONG}]},
+        "permanent Damage Tokens",
+        "EN p.11",
+    )
+    s.do({"type": "fight_start", "dragon": "green_1", "samurai": [{"player": "B", "gear": STRONG}]})
+    assert s.state.combat.fight.health == full - 2  # healed, but not the tokens' damage
