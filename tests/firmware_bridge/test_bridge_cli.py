@@ -82,7 +82,7 @@ def test_bridge_cli_monitor_sends_led_states_over_a_pty(tmp_path: Path, capsys: 
     emulator = Emulator()
     url = emulator.serve_pty(tmp_path / "table")
     try:
-        assert main(["bridge", "monitor", url, "--seconds", "1.0",
+        assert main(["bridge", "monitor", url, "--seconds", "1.5",
                      "--send-leds", "0=801800 1=000000 player=800000 bar=0:ff8c00:080808",
                      "--send-leds", "bar=3:ff8c00:080808",
                      "--send-leds", "30-31=0a0b0c, 58=ffffff"]) == 0

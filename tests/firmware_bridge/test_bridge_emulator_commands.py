@@ -200,7 +200,7 @@ def test_bridge_emulate_commands_and_png_layout_from_a_subprocess(tmp_path: Path
                             return False
                 return pixel(rows, 14, 14 + 24 * len(layout)) == (1, 2, 3)  # the player LED, last row
 
-            assert wait_for(picture_shows_state, 3)
+            assert wait_for(picture_shows_state, 5)
             _, _, rows = read_png(png)
             assert pixel(rows, 0, 0) == (24, 20, 20) == pixel(rows, 4, 4)  # background; a disc's corner
             assert pixel(rows, 4 + 9, 4) == (0, 255, 7)  # top of LED 0's disc: (9 - 9.5)² + 9.5² ≤ 100
