@@ -7,6 +7,7 @@ import argparse
 import socket
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -18,22 +19,49 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--refresh-ms", type=int, default=5000)
     parser.add_argument("--max-body", type=int, default=64 * 1024)
     parser.add_argument("--log-level", default="info")
+    add_guard_options(parser)
     args = parser.parse_args(argv)
 
     import uvicorn
 
-    from hub.server import HubSettings, create_app
+    from hub.server import HubSettings, create_app, uvicorn_config
 
-    app = create_app(HubSettings(db_url=args.db, max_body_bytes=args.max_body, refresh_ms=args.refresh_ms))
+    settings = HubSettings(db_url=args.db, max_body_bytes=args.max_body, refresh_ms=args.refresh_ms,
+                           guard=guard_settings(args), body_timeout=args.body_timeout)
+    app = create_app(settings)
     if args.fd is not None:
         # uvicorn's own --fd assumes a unix socket, so TCP_NODELAY would never be set on connections
         # (asyncio only sets it for sockets it knows are TCP): adopt the socket with its real family.
         sock = socket.socket(fileno=args.fd)
-        config = uvicorn.Config(app, log_level=args.log_level, access_log=False, server_header=False)
+        config = uvicorn_config(app, settings, log_level=args.log_level, access_log=False)
         uvicorn.Server(config).run(sockets=[sock])
     else:
-        uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, server_header=False)
+        config = uvicorn_config(app, settings, log_level=args.log_level, host=args.host, port=args.port)
+        uvicorn.Server(config).run()
     return 0
+
+
+def add_guard_options(parser: argparse.ArgumentParser) -> None:
+    """The abuse limits, shared by ``python -m hub`` and ``fujikoro hub serve``."""
+    from hub.guard import GuardSettings
+
+    defaults = GuardSettings()
+    parser.add_argument("--header-timeout", type=float, default=defaults.header_timeout,
+                        help="seconds a connection may take to send its request headers (default %(default)s)")
+    parser.add_argument("--body-timeout", type=float, default=15.0,
+                        help="seconds a request body may take to arrive (default %(default)s)")
+    parser.add_argument("--max-connections", type=int, default=defaults.max_connections,
+                        help="open connections at most (default %(default)s)")
+    parser.add_argument("--max-connections-per-client", type=int, default=defaults.max_connections_per_client,
+                        help="open connections from one address at most; 0: no cap, e.g. behind a reverse "
+                        "proxy (default %(default)s)")
+
+
+def guard_settings(args: argparse.Namespace) -> Any:
+    from hub.guard import GuardSettings
+
+    return GuardSettings(header_timeout=args.header_timeout, max_connections=args.max_connections,
+                         max_connections_per_client=args.max_connections_per_client)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,9 @@ events = sa.Table(
     sa.Column("current_round", sa.Integer, nullable=False),
     sa.Column("rank_points", sa.String(80), nullable=False),
     sa.Column("created_at", sa.String(32), nullable=False),
+    # 0002: the join secret tables need besides the public code; whether the current round is open
+    sa.Column("join_secret", sa.String(32), nullable=True),
+    sa.Column("round_open", sa.Boolean, nullable=False, server_default=sa.true()),
 )
 
 tables = sa.Table(
@@ -37,6 +40,7 @@ tables = sa.Table(
     sa.Column("token_hash", sa.String(64), nullable=False, unique=True),
     sa.Column("join_key_hash", sa.String(64), nullable=False),
     sa.Column("created_at", sa.String(32), nullable=False),
+    sa.Column("revoked", sa.Boolean, nullable=False, server_default=sa.false()),
     sa.UniqueConstraint("event_id", "name", name="uq_tables_event_name"),
 )
 
@@ -45,7 +49,8 @@ results = sa.Table(
     metadata,
     sa.Column("id", sa.Integer, primary_key=True),
     sa.Column("event_id", sa.Integer, sa.ForeignKey("events.id"), nullable=False),
-    sa.Column("table_id", sa.Integer, sa.ForeignKey("tables.id"), nullable=False),
+    # NULL: typed in by the organiser from a paper score sheet (``source`` "paper")
+    sa.Column("table_id", sa.Integer, sa.ForeignKey("tables.id"), nullable=True),
     sa.Column("game_id", sa.String(36), nullable=False),
     sa.Column("seq", sa.Integer, nullable=False),
     sa.Column("content_hash", sa.String(64), nullable=False),
@@ -57,7 +62,12 @@ results = sa.Table(
     sa.Column("received_at", sa.String(32), nullable=False),
     sa.Column("void", sa.Boolean, nullable=False),
     sa.Column("revision", sa.Integer, nullable=False),
-    sa.UniqueConstraint("event_id", "game_id", name="uq_results_event_game"),
+    # 0002: a result that arrived while no round was open waits for the organiser's approval
+    sa.Column("pending", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column("source", sa.String(8), nullable=False, server_default="table"),
+    sa.Column("table_name", sa.String(40), nullable=True),
+    # a game id is the table's own: another table cannot pre-empt it by sending the same id first
+    sa.UniqueConstraint("event_id", "table_id", "game_id", name="uq_results_table_game"),
 )
 
 result_players = sa.Table(
@@ -81,12 +91,13 @@ result_players = sa.Table(
     sa.Column("escape_order", sa.Integer, nullable=True),
 )
 
+# One live row per table (0002): a table plays one game at a time, so a table cannot flood the projector.
 live = sa.Table(
     "live",
     metadata,
-    sa.Column("event_id", sa.Integer, sa.ForeignKey("events.id"), primary_key=True),
-    sa.Column("game_id", sa.String(36), primary_key=True),
-    sa.Column("table_id", sa.Integer, sa.ForeignKey("tables.id"), nullable=False),
+    sa.Column("table_id", sa.Integer, sa.ForeignKey("tables.id"), primary_key=True),
+    sa.Column("event_id", sa.Integer, sa.ForeignKey("events.id"), nullable=False, index=True),
+    sa.Column("game_id", sa.String(36), nullable=False),
     sa.Column("seq", sa.Integer, nullable=False),
     sa.Column("body", sa.Text, nullable=False),
     sa.Column("updated_at", sa.String(32), nullable=False),
@@ -104,6 +115,18 @@ audit = sa.Table(
     sa.Column("before", sa.Text, nullable=True),
     sa.Column("after", sa.Text, nullable=True),
     sa.Column("at", sa.String(32), nullable=False),
+)
+
+
+# The organiser's signed-in browsers (0002): the cookie holds a random session id, never the admin token.
+admin_sessions = sa.Table(
+    "admin_sessions",
+    metadata,
+    sa.Column("id_hash", sa.String(64), primary_key=True),
+    sa.Column("event_id", sa.Integer, sa.ForeignKey("events.id"), nullable=False, index=True),
+    sa.Column("csrf_token", sa.String(64), nullable=False),
+    sa.Column("created_at", sa.String(32), nullable=False),
+    sa.Column("expires_at", sa.Float, nullable=False),
 )
 
 
@@ -137,7 +160,9 @@ def make_engine(url: str) -> Engine:
         def _pragmas(dbapi_connection: Any, _record: Any) -> None:
             cursor = dbapi_connection.cursor()
             cursor.execute("PRAGMA journal_mode=WAL")
-            cursor.execute("PRAGMA synchronous=NORMAL")
+            # FULL: a result the hub acknowledged is on disk when the reply leaves, so a power cut
+            # cannot take it back after the tablet marked it sent (NORMAL in WAL mode can).
+            cursor.execute("PRAGMA synchronous=FULL")
             cursor.execute("PRAGMA foreign_keys=ON")
             cursor.execute("PRAGMA busy_timeout=30000")
             cursor.close()

@@ -224,10 +224,14 @@ class PrivatePostgres:
 class ServerProcess:
     """``python -m hub`` in a child process on a loopback socket this process bound (no port races)."""
 
-    def __init__(self, db_url: str, *, refresh_ms: int = 5000, max_body_bytes: int = 64 * 1024) -> None:
+    def __init__(self, db_url: str, *, refresh_ms: int = 5000, max_body_bytes: int = 64 * 1024,
+                 extra_args: Sequence[str] = ("--max-connections-per-client", "0")) -> None:
+        # The simulated tables all come from 127.0.0.1, as real tablets never do: no cap per address
+        # unless a test asks for one.
         self.db_url = db_url
         self.refresh_ms = refresh_ms
         self.max_body_bytes = max_body_bytes
+        self.extra_args = tuple(extra_args)
         self.process: subprocess.Popen[bytes] | None = None
         self.port = 0
 
@@ -253,7 +257,8 @@ class ServerProcess:
         try:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "hub", "--db", self.db_url, "--fd", str(fd), "--refresh-ms",
-                 str(self.refresh_ms), "--max-body", str(self.max_body_bytes), "--log-level", "warning"],
+                 str(self.refresh_ms), "--max-body", str(self.max_body_bytes), "--log-level", "warning",
+                 *self.extra_args],
                 pass_fds=(fd,),
                 env={**os.environ, "PYTHONUNBUFFERED": "1"},
             )
@@ -359,6 +364,7 @@ def run_tables(
     tables: int,
     games: int,
     workdir: Path,
+    join_secret: str = "",
     seed: int = 1,
     backoff: Backoff = LOAD_BACKOFF,
     timeout: float = 300.0,
@@ -390,7 +396,7 @@ def run_tables(
         with make_client(30.0) as client:
             while True:
                 try:
-                    join(outbox, join_url, event_code, f"Table {index + 1}", client=client)
+                    join(outbox, join_url, event_code, f"Table {index + 1}", join_secret, client=client)
                     break
                 except httpx.TransportError:
                     if time.time() > deadline:

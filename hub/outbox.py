@@ -88,7 +88,11 @@ class OutboxStatus:
         if self.rejected:
             return f"{self.rejected} refused by the hub"
         if self.pending:
-            return f"{self.pending} waiting to send" + ("" if self.connected else " (hub unreachable)")
+            if self.connected:
+                return f"{self.pending} waiting to send"
+            if self.last_error and NOT_THE_HUB in self.last_error:
+                return f"{self.pending} waiting to send (not sent: the network answered, not the hub)"
+            return f"{self.pending} waiting to send (hub unreachable)"
         return "all sent"
 
 
@@ -372,8 +376,15 @@ class Outcome(StrEnum):
     REJECTED = "rejected"
 
 
+#: What the hub answers to a message it kept, by kind of message.
+ACCEPTED_STATUSES = {
+    MessageKind.RESULT: frozenset({"stored", "duplicate"}),
+    MessageKind.LIVE: frozenset({"stored", "stale", "finished"}),
+}
+
+
 def classify(status_code: int) -> Outcome:
-    """What a hub reply means for a queued message."""
+    """What a hub reply's status code means for a queued message (see :func:`judge` for the body)."""
     if status_code == 200:
         return Outcome.DUPLICATE
     if 200 <= status_code < 300:
@@ -384,6 +395,24 @@ def classify(status_code: int) -> Outcome:
         return Outcome.RETRY
     return Outcome.REJECTED
 
+
+def confirms(message: OutboxMessage, reply: httpx.Response) -> bool:
+    """Whether a 2xx reply is really the hub's receipt for this message: a JSON body that names the
+    message's game id and a status the hub gives to a message it kept. A captive portal or a proxy
+    answering ``200 text/html`` is not a receipt, and the message stays queued."""
+    try:
+        data = reply.json()
+    except ValueError:
+        return False
+    if not isinstance(data, dict):
+        return False
+    return (
+        str(data.get("game_id", "")).lower() == str(message.body.get("game_id", "")).lower()
+        and data.get("status") in ACCEPTED_STATUSES[message.kind]
+    )
+
+
+NOT_THE_HUB = "the answer was not the hub's (a Wi-Fi sign-in page?); will send again"
 
 AttemptHook = Callable[[OutboxMessage, float, Outcome], None]
 
@@ -433,6 +462,13 @@ class Sender:
                 retried += 1
                 break
             outcome = classify(reply.status_code)
+            if outcome in (Outcome.SENT, Outcome.DUPLICATE) and not confirms(message, reply):
+                outcome = Outcome.RETRY
+                self._hook(message, started, outcome)
+                self.outbox.mark_retry(message.id, f"{reply.status_code}: {NOT_THE_HUB}",
+                                       self.backoff.delay(message.attempts, self.rng), connected=False)
+                retried += 1
+                break
             self._hook(message, started, outcome)
             if outcome in (Outcome.SENT, Outcome.DUPLICATE):
                 self.outbox.mark_sent(message.id)
@@ -512,25 +548,32 @@ def _reply_text(reply: httpx.Response) -> str:
 
 
 def join(
-    outbox: Outbox, hub_url: str, event_code: str, table_name: str, *, client: httpx.Client | None = None
+    outbox: Outbox, hub_url: str, event_code: str, table_name: str, join_secret: str = "", *,
+    client: httpx.Client | None = None,
 ) -> Credentials:
     """Join an event as a table and keep the token in the outbox (Settings -> Convention calls this).
 
-    Safe to retry: the tablet's join key lets it take its own table name again.
+    ``join_secret`` is the one the organiser gives the tables. Safe to retry: the tablet's join key
+    lets it take its own table name again.
     """
     own_client = client is None
     client = client or make_client()
     try:
         reply = client.post(
             hub_url.rstrip("/") + "/api/join",
-            json={"event_code": event_code, "table_name": table_name, "join_key": outbox.join_key()},
+            json={"event_code": event_code, "table_name": table_name, "join_key": outbox.join_key(),
+                  "join_secret": join_secret.strip() or None},
         )
     finally:
         if own_client:
             client.close()
     if reply.status_code != 201:
         raise OutboxError(f"the hub refused to join: {_reply_text(reply)}")
-    data = reply.json()
+    try:
+        data = reply.json()
+        int(data["table_id"]), str(data["token"])
+    except (ValueError, KeyError, TypeError) as error:
+        raise OutboxError(f"{hub_url} did not answer as a hub does (a Wi-Fi sign-in page?)") from error
     credentials = Credentials(hub_url.rstrip("/"), data["event_code"], int(data["table_id"]), data["table_name"],
                               data["token"])
     outbox.set_credentials(credentials)

@@ -14,15 +14,22 @@ import uuid
 from datetime import datetime
 from typing import Annotated, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, model_validator
 
+from hub.names import clean_text
 from hub.rules import CATEGORIES, MAX_PLAYERS, Mode, player_key, rank_problems
 
 MAX_VP = 1000
 
-Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=40)]
-Colour = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=20)]
-Reason = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)]
+
+def _clean(value: object) -> object:
+    """Typed text is normalised (NFKC, spaces) and refused with control or invisible characters."""
+    return clean_text(value) if isinstance(value, str) else value
+
+
+Name = Annotated[str, BeforeValidator(_clean), StringConstraints(min_length=1, max_length=40)]
+Colour = Annotated[str, BeforeValidator(_clean), StringConstraints(min_length=1, max_length=20)]
+Reason = Annotated[str, BeforeValidator(_clean), StringConstraints(min_length=1, max_length=500)]
 VP = Annotated[int, Field(strict=True, ge=0, le=MAX_VP)]
 SignedVP = Annotated[int, Field(strict=True, ge=-MAX_VP, le=MAX_VP)]
 Seq = Annotated[int, Field(strict=True, ge=0, le=2**31 - 1)]
@@ -130,6 +137,9 @@ class JoinRequest(_Strict):
     #: A random value the tablet keeps; joining again with it re-issues that table's token (a join
     #: whose reply was lost can be retried), joining with another value cannot take the table over.
     join_key: Annotated[str, StringConstraints(min_length=16, max_length=128)]
+    #: The event's join secret, which the organiser gives to the tables (it is not on the projector, as
+    #: the event code is). Optional in the schema so that an old tablet is told what is missing.
+    join_secret: Annotated[str, StringConstraints(strip_whitespace=True, max_length=64)] | None = None
 
 
 class JoinResponse(BaseModel):
@@ -157,8 +167,51 @@ class RoundBody(_Strict):
 
 
 class SubmitResponse(BaseModel):
+    """The reply to a result: the outbox marks its message sent only when ``game_id`` and ``status``
+    are here and match (so a captive portal's ``200 text/html`` is never taken for the hub)."""
+
     status: Literal["stored", "duplicate"]
     result_id: int
     game_id: uuid.UUID
     seq: int
     round: int
+    #: True while the result waits for the organiser (it arrived when no round was open).
+    pending: bool
+
+
+class LiveResponse(BaseModel):
+    status: Literal["stored", "stale", "finished"]
+    game_id: uuid.UUID
+    seq: int
+
+
+class ApproveBody(_Strict):
+    reason: Reason
+    round: Round | None = None
+
+
+class RenameBody(_Strict):
+    name: Name
+    reason: Reason
+
+
+class PaperPlayer(_Strict):
+    """A player's line from a paper score sheet; the hub adds the total and the rank."""
+
+    name: Name
+    colour: Colour | None = None
+    scores: dict[str, Annotated[int, Field(strict=True, ge=-MAX_VP, le=MAX_VP)]] = Field(default_factory=dict)
+    escape_order: Place | None = None
+
+
+class PaperResult(_Strict):
+    """A result the organiser types in from a paper score sheet (a table whose tablet failed)."""
+
+    reason: Reason
+    table_name: Name | None = None
+    mode: Mode = Mode.COMPETITIVE
+    scenario: Annotated[int, Field(strict=True, ge=0, le=8)] = 0
+    round: Round | None = None
+    players: Annotated[list[PaperPlayer], Field(min_length=1, max_length=MAX_PLAYERS)]
+    #: Names, best first, for ties the rulebook leaves to the table (same VP, nobody of them escaped).
+    table_order: list[Name] = Field(default_factory=list)

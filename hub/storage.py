@@ -12,6 +12,7 @@ import hashlib
 import json
 import secrets
 import threading
+import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 
 from hub import db
+from hub.names import lookalike_groups
 from hub.rules import (
     CATEGORIES,
     DEFAULT_RANK_POINTS,
@@ -32,9 +34,12 @@ from hub.rules import (
     player_key,
     rank_points_table,
 )
-from hub.schema import GameResult, LiveUpdate, PlayerResult, _check_players
+from hub.schema import GameResult, LiveUpdate, PaperResult, PlayerResult, _check_players
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+JOIN_SECRET_LENGTH = 10  # 32^10 = 2^50: out of reach of guessing through the join rate limit
+#: An organiser's browser stays signed in for one convention day.
+ADMIN_SESSION_SECONDS = 12 * 3600
 
 
 class HubError(ValueError):
@@ -81,6 +86,10 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
+def new_secret(length: int) -> str:
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(length))
+
+
 @dataclass(frozen=True, slots=True)
 class EventInfo:
     id: int
@@ -88,6 +97,8 @@ class EventInfo:
     name: str
     current_round: int
     rank_points: tuple[int, ...]
+    round_open: bool = True
+    join_secret: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +112,7 @@ class TableInfo:
     id: int
     event_id: int
     name: str
+    revoked: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,17 +127,28 @@ class SubmitOutcome:
     status: str  # "stored" or "duplicate"
     result_id: int
     round: int
+    pending: bool = False
 
 
-_SELECT_ROUND = sa.select(db.events.c.current_round).where(db.events.c.id == sa.bindparam("event_id"))
+@dataclass(frozen=True, slots=True)
+class AdminSession:
+    event_id: int
+    csrf_token: str
+    expires_at: float
+
+
+_SELECT_ROUND = sa.select(db.events.c.current_round, db.events.c.round_open).where(
+    db.events.c.id == sa.bindparam("event_id")
+)
 _INSERT_RESULT = db.results.insert()
 _INSERT_PLAYERS = db.result_players.insert()
 _INSERT_AUDIT = db.audit.insert()
 _DELETE_LIVE = db.live.delete().where(
-    db.live.c.event_id == sa.bindparam("event_id"), db.live.c.game_id == sa.bindparam("game_id")
+    db.live.c.table_id == sa.bindparam("table_id"), db.live.c.game_id == sa.bindparam("game_id")
 )
 _TABLE_AUTH = (
-    sa.select(db.tables.c.id.label("table_id"), db.tables.c.name.label("table_name"), db.events)
+    sa.select(db.tables.c.id.label("table_id"), db.tables.c.name.label("table_name"),
+              db.tables.c.revoked.label("table_revoked"), db.events)
     .join(db.events, db.events.c.id == db.tables.c.event_id)
     .where(db.tables.c.token_hash == sa.bindparam("token_hash"))
 )
@@ -139,15 +162,19 @@ class HubStore:
         # SQLite has one writer per file: serialise this process's writers instead of spinning on
         # "database is locked". PostgreSQL takes concurrent writers and needs no lock.
         self._write_lock: threading.Lock | None = threading.Lock() if engine.dialect.name == "sqlite" else None
+        #: Writes this process has committed: lets caches of public reads see this process's own changes
+        #: at once (changes by other hub processes are seen through :meth:`version`).
+        self.writes = 0
 
     @contextmanager
     def _write(self) -> Iterator[Connection]:
         if self._write_lock is None:
             with self.engine.begin() as connection:
                 yield connection
-            return
-        with self._write_lock, self.engine.begin() as connection:
-            yield connection
+        else:
+            with self._write_lock, self.engine.begin() as connection:
+                yield connection
+        self.writes += 1
 
     # ----------------------------------------------------------------------------- events, tokens
     def create_event(self, name: str, *, rank_points: Sequence[int] = DEFAULT_RANK_POINTS) -> CreatedEvent:
@@ -156,6 +183,7 @@ class HubStore:
             raise InvalidError("an event name has 1 to 120 characters")
         points = rank_points_table(rank_points)
         admin_token = "adm_" + secrets.token_urlsafe(24)
+        join_secret = new_secret(JOIN_SECRET_LENGTH)
         for _attempt in range(20):
             code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(6))
             try:
@@ -168,12 +196,14 @@ class HubStore:
                             current_round=1,
                             rank_points=",".join(map(str, points)),
                             created_at=now_iso(),
+                            join_secret=join_secret,
+                            round_open=True,
                         )
                     ).inserted_primary_key)
                     self._audit(connection, event_id, None, "event_created", "admin", None, None, {"name": name})
             except IntegrityError:
                 continue
-            return CreatedEvent(EventInfo(event_id, code, name, 1, points), admin_token)
+            return CreatedEvent(EventInfo(event_id, code, name, 1, points, True, join_secret), admin_token)
         raise ConflictError("could not find a free event code")  # pragma: no cover - 32^6 codes
 
     def event(self, code: str) -> EventInfo:
@@ -191,7 +221,7 @@ class HubStore:
         return [_event_info(row) for row in rows]
 
     def is_admin(self, event: EventInfo, token: str | None) -> bool:
-        if not token:
+        if not token or not token.startswith("adm_"):
             return False
         with self.engine.connect() as connection:
             stored = connection.execute(
@@ -199,9 +229,16 @@ class HubStore:
             ).scalar_one()
         return secrets.compare_digest(stored, hash_token(token))
 
-    def join(self, event_code: str, table_name: str, join_key: str) -> Joined:
-        """Give a table its token; the same join key gets a fresh token, another key cannot take the name."""
+    def join(self, event_code: str, table_name: str, join_key: str, join_secret: str | None) -> Joined:
+        """Give a table its token: the event's join secret is needed; the same join key gets a fresh
+        token, another key cannot take the name, and a revoked table cannot come back by itself."""
         event = self.event(event_code)
+        if not join_secret:
+            raise ForbiddenError("this event needs its join secret; ask the organiser for it")
+        if not secrets.compare_digest(
+            hash_token(join_secret.strip().upper()), hash_token(event.join_secret.upper())
+        ):
+            raise ForbiddenError("the join secret is wrong; ask the organiser for this event's join secret")
         token = "tbl_" + secrets.token_urlsafe(24)
         key_hash = hash_token(join_key)
         with self._write() as connection:
@@ -213,6 +250,8 @@ class HubStore:
                     raise ConflictError(
                         f"table name {table_name!r} is already taken in this event; pick another name"
                     )
+                if existing.revoked:
+                    raise ForbiddenError(f"table {table_name!r} was revoked by the organiser; ask them")
                 connection.execute(
                     sa.update(db.tables).where(db.tables.c.id == existing.id).values(token_hash=hash_token(token))
                 )
@@ -249,27 +288,186 @@ class HubStore:
             row = connection.execute(_TABLE_AUTH, {"token_hash": hash_token(token)}).first()
         if row is None:
             return None
-        return _event_info(row), TableInfo(row.table_id, row.id, row.table_name)
+        return _event_info(row), TableInfo(row.table_id, row.id, row.table_name, bool(row.table_revoked))
 
     def tables(self, event: EventInfo) -> list[TableInfo]:
         with self.engine.connect() as connection:
             rows = connection.execute(
-                sa.select(db.tables.c.id, db.tables.c.event_id, db.tables.c.name)
+                sa.select(db.tables.c.id, db.tables.c.event_id, db.tables.c.name, db.tables.c.revoked)
                 .where(db.tables.c.event_id == event.id)
                 .order_by(db.tables.c.id)
             ).all()
-        return [TableInfo(r.id, r.event_id, r.name) for r in rows]
+        return [TableInfo(r.id, r.event_id, r.name, bool(r.revoked)) for r in rows]
 
     def set_round(self, event: EventInfo, round_number: int, actor: str = "admin") -> EventInfo:
+        """Open round ``round_number``: results that arrive from now on count in it."""
         with self._write() as connection:
             connection.execute(
-                sa.update(db.events).where(db.events.c.id == event.id).values(current_round=round_number)
+                sa.update(db.events).where(db.events.c.id == event.id)
+                .values(current_round=round_number, round_open=True)
             )
             self._audit(
-                connection, event.id, None, "round_set", actor, None,
-                {"round": event.current_round}, {"round": round_number},
+                connection, event.id, None, "round_opened", actor, None,
+                {"round": event.current_round, "open": event.round_open}, {"round": round_number, "open": True},
             )
         return self.event(event.code)
+
+    def close_round(self, event: EventInfo, actor: str = "admin") -> EventInfo:
+        """Close the round in play: results that arrive now wait for the organiser's approval."""
+        if not event.round_open:
+            raise ConflictError(f"round {event.current_round} is already closed")
+        with self._write() as connection:
+            connection.execute(sa.update(db.events).where(db.events.c.id == event.id).values(round_open=False))
+            self._audit(
+                connection, event.id, None, "round_closed", actor, None,
+                {"round": event.current_round, "open": True}, {"round": event.current_round, "open": False},
+            )
+        return self.event(event.code)
+
+    # ----------------------------------------------------------------------------- the organiser's tables
+    def _table(self, event: EventInfo, table_id: int) -> Any:
+        with self.engine.connect() as connection:
+            row = connection.execute(
+                sa.select(db.tables).where(db.tables.c.id == table_id, db.tables.c.event_id == event.id)
+            ).first()
+        if row is None:
+            raise NotFoundError(f"no table {table_id} in this event")
+        return row
+
+    def table_overview(self, event: EventInfo) -> list[dict[str, Any]]:
+        """Every table with its state, its number of results and whether it shows a live game."""
+        results = (
+            sa.select(db.results.c.table_id, sa.func.count().label("n"))
+            .where(db.results.c.event_id == event.id)
+            .group_by(db.results.c.table_id)
+            .subquery()
+        )
+        with self.engine.connect() as connection:
+            rows = connection.execute(
+                sa.select(db.tables, sa.func.coalesce(results.c.n, 0).label("results"),
+                          db.live.c.updated_at.label("live_at"))
+                .outerjoin(results, results.c.table_id == db.tables.c.id)
+                .outerjoin(db.live, db.live.c.table_id == db.tables.c.id)
+                .where(db.tables.c.event_id == event.id)
+                .order_by(db.tables.c.id)
+            ).all()
+        return [
+            {"table_id": r.id, "name": r.name, "revoked": bool(r.revoked), "joined_at": r.created_at,
+             "results": int(r.results), "live_at": r.live_at}
+            for r in rows
+        ]
+
+    def rename_table(self, event: EventInfo, table_id: int, name: str, *, reason: str,
+                     actor: str = "admin") -> None:
+        row = self._table(event, table_id)
+        try:
+            with self._write() as connection:
+                connection.execute(sa.update(db.tables).where(db.tables.c.id == table_id).values(name=name))
+                self._audit(connection, event.id, None, "table_renamed", actor, reason,
+                            {"table_id": table_id, "name": row.name}, {"table_id": table_id, "name": name})
+        except IntegrityError as error:
+            raise ConflictError(f"another table of this event is already called {name!r}") from error
+
+    def set_table_revoked(self, event: EventInfo, table_id: int, revoked: bool, *, reason: str,
+                          actor: str = "admin") -> None:
+        """A revoked table's token stops working at once and it cannot join again by itself."""
+        row = self._table(event, table_id)
+        if bool(row.revoked) == revoked:
+            raise ConflictError(f"table {row.name!r} is {'already' if revoked else 'not'} revoked")
+        with self._write() as connection:
+            values: dict[str, Any] = {"revoked": revoked}
+            if revoked:  # a new random hash: the old token is dead even if the table is restored
+                values["token_hash"] = hash_token("revoked_" + secrets.token_urlsafe(24))
+            connection.execute(sa.update(db.tables).where(db.tables.c.id == table_id).values(**values))
+            if revoked:
+                connection.execute(sa.delete(db.live).where(db.live.c.table_id == table_id))
+            self._audit(connection, event.id, None, "table_revoked" if revoked else "table_restored", actor,
+                        reason, {"table_id": table_id, "name": row.name, "revoked": not revoked},
+                        {"table_id": table_id, "name": row.name, "revoked": revoked})
+
+    def delete_table(self, event: EventInfo, table_id: int, *, reason: str, actor: str = "admin") -> None:
+        """Free a table name (a squatted "Table 12"); a table that sent results is revoked instead."""
+        row = self._table(event, table_id)
+        with self._write() as connection:
+            sent = connection.execute(
+                sa.select(sa.func.count()).select_from(db.results).where(db.results.c.table_id == table_id)
+            ).scalar_one()
+            if sent:
+                raise ConflictError(
+                    f"table {row.name!r} has sent {sent} result(s); revoke it (and rename it) instead of deleting it"
+                )
+            connection.execute(sa.delete(db.live).where(db.live.c.table_id == table_id))
+            connection.execute(sa.delete(db.tables).where(db.tables.c.id == table_id))
+            self._audit(connection, event.id, None, "table_deleted", actor, reason,
+                        {"table_id": table_id, "name": row.name}, None)
+
+    def remove_live(self, event: EventInfo, table_id: int, *, reason: str, actor: str = "admin") -> None:
+        row = self._table(event, table_id)
+        with self._write() as connection:
+            removed = connection.execute(sa.delete(db.live).where(db.live.c.table_id == table_id)).rowcount
+            if not removed:
+                raise NotFoundError(f"table {row.name!r} shows no live game")
+            self._audit(connection, event.id, None, "live_removed", actor, reason,
+                        {"table_id": table_id, "name": row.name}, None)
+
+    def rotate_join_secret(self, event: EventInfo, actor: str = "admin") -> str:
+        """A new join secret (tables that joined keep their tokens)."""
+        secret = new_secret(JOIN_SECRET_LENGTH)
+        with self._write() as connection:
+            connection.execute(sa.update(db.events).where(db.events.c.id == event.id).values(join_secret=secret))
+            self._audit(connection, event.id, None, "join_secret_rotated", actor, None, None, None)
+        return secret
+
+    # ----------------------------------------------------------------------------- admin tokens, sessions
+    def rotate_admin_token(self, event: EventInfo, actor: str = "admin") -> str:
+        """A new admin token; the old one and every signed-in browser stop working at once."""
+        token = "adm_" + secrets.token_urlsafe(24)
+        self._replace_admin_token(event, hash_token(token), "admin_token_rotated", actor)
+        return token
+
+    def revoke_admin_token(self, event: EventInfo, actor: str = "admin") -> None:
+        """No admin token works for the event until the next rotation (a leaked token, a lost laptop)."""
+        self._replace_admin_token(event, "revoked:" + secrets.token_hex(24), "admin_token_revoked", actor)
+
+    def _replace_admin_token(self, event: EventInfo, token_hash: str, action: str, actor: str) -> None:
+        with self._write() as connection:
+            connection.execute(
+                sa.update(db.events).where(db.events.c.id == event.id).values(admin_token_hash=token_hash)
+            )
+            connection.execute(sa.delete(db.admin_sessions).where(db.admin_sessions.c.event_id == event.id))
+            self._audit(connection, event.id, None, action, actor, None, None, None)
+
+    def create_session(self, event: EventInfo, *, now: float, lifetime: float = ADMIN_SESSION_SECONDS) -> str:
+        """A signed-in browser: returns the random session id for its cookie (only its hash is stored)."""
+        session_id = secrets.token_urlsafe(32)
+        with self._write() as connection:
+            connection.execute(sa.delete(db.admin_sessions).where(db.admin_sessions.c.expires_at < now))
+            connection.execute(
+                sa.insert(db.admin_sessions).values(
+                    id_hash=hash_token(session_id), event_id=event.id, csrf_token=secrets.token_urlsafe(32),
+                    created_at=now_iso(), expires_at=now + lifetime,
+                )
+            )
+            self._audit(connection, event.id, None, "admin_signed_in", "admin", None, None, None)
+        return session_id
+
+    def session(self, event: EventInfo, session_id: str | None, *, now: float) -> AdminSession | None:
+        if not session_id:
+            return None
+        with self.engine.connect() as connection:
+            row = connection.execute(
+                sa.select(db.admin_sessions).where(db.admin_sessions.c.id_hash == hash_token(session_id))
+            ).first()
+        if row is None or row.event_id != event.id or row.expires_at <= now:
+            return None
+        return AdminSession(row.event_id, row.csrf_token, row.expires_at)
+
+    def end_session(self, session_id: str | None) -> None:
+        if session_id:
+            with self._write() as connection:
+                connection.execute(
+                    sa.delete(db.admin_sessions).where(db.admin_sessions.c.id_hash == hash_token(session_id))
+                )
 
     # ----------------------------------------------------------------------------- results
     def submit_result(self, table: TableInfo, result: GameResult) -> SubmitOutcome:
@@ -279,8 +477,10 @@ class HubStore:
         try:
             with self._write() as connection:
                 # prebuilt statements with bound parameters: this is the hot path under load
-                current_round = connection.execute(_SELECT_ROUND, {"event_id": table.event_id}).scalar_one()
-                round_number = result.round if result.round is not None else current_round
+                # The round in play when the result arrives; the game's own round counter never is one.
+                current_round, round_open = connection.execute(_SELECT_ROUND, {"event_id": table.event_id}).one()
+                round_number = int(current_round)
+                pending = not round_open
                 result_id = _new_id(connection.execute(
                     _INSERT_RESULT,
                     {
@@ -297,25 +497,29 @@ class HubStore:
                         "received_at": now_iso(),
                         "void": False,
                         "revision": 1,
+                        "pending": pending,
+                        "source": "table",
+                        "table_name": None,
                     },
                 ).inserted_primary_key)
                 self._insert_players(connection, result_id, result.players)
-                connection.execute(_DELETE_LIVE, {"event_id": table.event_id, "game_id": game_id})
+                connection.execute(_DELETE_LIVE, {"table_id": table.id, "game_id": game_id})
                 self._audit(
                     connection, table.event_id, result_id, "submitted", f"table:{table.name}", None, None,
-                    {"seq": result.seq, "content_hash": content_hash},
+                    {"seq": result.seq, "content_hash": content_hash, "round": round_number, "pending": pending},
                 )
-            return SubmitOutcome("stored", result_id, round_number)
+            return SubmitOutcome("stored", result_id, round_number, pending)
         except IntegrityError:
             pass
         with self.engine.connect() as connection:
             row = connection.execute(
-                sa.select(db.results).where(db.results.c.event_id == table.event_id, db.results.c.game_id == game_id)
+                sa.select(db.results).where(
+                    db.results.c.event_id == table.event_id, db.results.c.table_id == table.id,
+                    db.results.c.game_id == game_id,
+                )
             ).first()
         if row is None:  # pragma: no cover - the unique row exists once the insert conflicted
             raise ConflictError("the result could not be stored; send it again")
-        if row.table_id != table.id:
-            raise ConflictError(f"game {game_id} was already sent by another table")
         if row.seq != result.seq:
             raise ConflictError(
                 f"game {game_id} is already stored with sequence number {row.seq}, not {result.seq}; "
@@ -326,7 +530,7 @@ class HubStore:
                 f"game {game_id} sequence {result.seq} was already stored with different content; "
                 "nothing was changed - ask the organizer to correct it"
             )
-        return SubmitOutcome("duplicate", row.id, row.round)
+        return SubmitOutcome("duplicate", row.id, row.round, bool(row.pending))
 
     def _insert_players(self, connection: Connection, result_id: int, players: Sequence[PlayerResult]) -> None:
         connection.execute(
@@ -348,42 +552,34 @@ class HubStore:
         )
 
     def submit_live(self, table: TableInfo, update: LiveUpdate) -> str:
-        """Keep the newest live scores of a game; older or repeated updates are ignored."""
+        """Keep the newest live scores of the table's game: one live row per table (a table plays one
+        game at a time), older or repeated updates of the same game are ignored."""
         game_id = str(update.game_id)
-        body = _dumps(update.model_dump(mode="json"))
+        body = _dumps(update.model_dump(mode="json", exclude={"game_id"}))
         with self._write() as connection:
             finished = connection.execute(
                 sa.select(db.results.c.id).where(
-                    db.results.c.event_id == table.event_id, db.results.c.game_id == game_id
+                    db.results.c.event_id == table.event_id, db.results.c.table_id == table.id,
+                    db.results.c.game_id == game_id,
                 )
             ).first()
             if finished is not None:
                 return "finished"
-            row = connection.execute(
-                sa.select(db.live.c.seq, db.live.c.table_id).where(
-                    db.live.c.event_id == table.event_id, db.live.c.game_id == game_id
-                )
+            values = {"event_id": table.event_id, "game_id": game_id, "seq": update.seq, "body": body,
+                      "updated_at": now_iso()}
+            # RETURNING, not rowcount: psycopg reports -1 for an INSERT ... ON CONFLICT DO NOTHING
+            inserted = connection.execute(
+                _insert_ignoring_conflict(connection, db.live).values(table_id=table.id, **values)
+                .returning(db.live.c.table_id)
             ).first()
-            if row is not None and row.table_id != table.id:
-                raise ConflictError(f"game {game_id} is being played at another table")
-            if row is not None and row.seq >= update.seq:
-                return "stale"
-            values = {"table_id": table.id, "seq": update.seq, "body": body, "updated_at": now_iso()}
-            if row is None:
-                inserted = connection.execute(
-                    _insert_ignoring_conflict(connection, db.live)
-                    .values(event_id=table.event_id, game_id=game_id, **values)
-                ).rowcount
-                if inserted:
-                    return "stored"
-                # another hub process inserted it meanwhile: fall through to the guarded update
+            if inserted is not None:
+                return "stored"
+            # the table's row exists: replace it with a newer update of this game, or with another game
             updated = connection.execute(
                 sa.update(db.live)
                 .where(
-                    db.live.c.event_id == table.event_id,
-                    db.live.c.game_id == game_id,
                     db.live.c.table_id == table.id,
-                    db.live.c.seq < update.seq,
+                    sa.or_(db.live.c.game_id != game_id, db.live.c.seq < update.seq),
                 )
                 .values(**values)
             ).rowcount
@@ -404,20 +600,26 @@ class HubStore:
         return (audit_id, *tuple(live_row))
 
     def live_games(self, event: EventInfo) -> list[dict[str, Any]]:
+        """The games being played, one per table; public, so without the game ids."""
         with self.engine.connect() as connection:
             rows = connection.execute(
                 sa.select(db.live.c.body, db.live.c.updated_at, db.tables.c.name)
                 .join(db.tables, db.tables.c.id == db.live.c.table_id)
-                .where(db.live.c.event_id == event.id)
+                .where(db.live.c.event_id == event.id, db.tables.c.revoked.is_(False))
                 .order_by(db.tables.c.name)
             ).all()
-        return [{"table": r.name, "updated_at": r.updated_at, **json.loads(r.body)} for r in rows]
+        games = []
+        for r in rows:
+            body = json.loads(r.body)
+            body.pop("game_id", None)
+            games.append({"table": r.name, "updated_at": r.updated_at, **body})
+        return games
 
     def results(self, event: EventInfo, *, include_void: bool = True) -> list[dict[str, Any]]:
         """Every result of the event (current values after corrections), oldest first."""
         query = (
-            sa.select(db.results, db.tables.c.name.label("table_name"))
-            .join(db.tables, db.tables.c.id == db.results.c.table_id)
+            sa.select(db.results, db.tables.c.name.label("current_table_name"))
+            .outerjoin(db.tables, db.tables.c.id == db.results.c.table_id)
             .where(db.results.c.event_id == event.id)
             .order_by(db.results.c.id)
         )
@@ -441,8 +643,10 @@ class HubStore:
                 "result_id": r.id,
                 "game_id": r.game_id,
                 "seq": r.seq,
-                "table": r.table_name,
+                "table": r.current_table_name if r.source == "table" else f"paper: {r.table_name or 'no table'}",
+                "source": r.source,
                 "round": r.round,
+                "pending": bool(r.pending),
                 "mode": r.mode,
                 "scenario": r.scenario,
                 "duration_seconds": r.duration_seconds,
@@ -464,7 +668,7 @@ class HubStore:
     def counted_games(self, event: EventInfo, results: list[dict[str, Any]] | None = None) -> list[CountedGame]:
         """The games that count (not void); pass ``results`` already read to save a query."""
         rows = self.results(event, include_void=False) if results is None else [r for r in results if not r["void"]]
-        return [
+        return [  # a result waiting for the organiser's approval does not count yet
             CountedGame(
                 result_id=r["result_id"],
                 round=r["round"],
@@ -475,6 +679,7 @@ class HubStore:
                 ),
             )
             for r in rows
+            if not r["pending"]
         ]
 
     def player_history(self, event: EventInfo, name: str) -> list[dict[str, Any]]:
@@ -486,8 +691,8 @@ class HubStore:
                     history.append(
                         {
                             "result_id": r["result_id"],
-                            "game_id": r["game_id"],
                             "round": r["round"],
+                            "pending": r["pending"],
                             "table": r["table"],
                             "mode": r["mode"],
                             "scenario": r["scenario"],
@@ -551,6 +756,65 @@ class HubStore:
             )
         return self.result(event, result_id)
 
+    def approve(
+        self, event: EventInfo, result_id: int, *, reason: str, round_number: int | None = None,
+        actor: str = "admin",
+    ) -> dict[str, Any]:
+        """Count a result that arrived while no round was open, in its round or the one given."""
+        before = self.result(event, result_id)
+        if not before["pending"]:
+            raise ConflictError(f"result {result_id} is not waiting for approval")
+        new_round = before["round"] if round_number is None else round_number
+        with self._write() as connection:
+            changed = connection.execute(
+                sa.update(db.results)
+                .where(db.results.c.id == result_id, db.results.c.revision == before["revision"])
+                .values(pending=False, round=new_round, revision=before["revision"] + 1)
+            ).rowcount
+            if not changed:
+                raise ConflictError("the result changed meanwhile; reload and try again")
+            self._audit(connection, event.id, result_id, "approved", actor, reason,
+                        {"pending": True, "round": before["round"]}, {"pending": False, "round": new_round})
+        return self.result(event, result_id)
+
+    def enter_paper_result(self, event: EventInfo, paper: PaperResult, actor: str = "admin") -> dict[str, Any]:
+        """A result typed in by the organiser from a paper score sheet; counts in the round given or
+        the current one, and is audited like every change."""
+        from hub.payload import PayloadError, build_result_payload
+
+        try:
+            payload = build_result_payload(
+                [p.model_dump() for p in paper.players], game_id=uuid.uuid4(), seq=0, mode=paper.mode,
+                scenario=paper.scenario, duration_seconds=0, table_order=paper.table_order,
+            )
+            result = GameResult.model_validate(payload)
+        except (PayloadError, ValueError) as error:
+            raise InvalidError(f"the paper result is not valid: {error}") from error
+        round_number = paper.round if paper.round is not None else event.current_round
+        with self._write() as connection:
+            result_id = _new_id(connection.execute(
+                _INSERT_RESULT,
+                {
+                    "event_id": event.id, "table_id": None, "game_id": str(result.game_id), "seq": 0,
+                    "content_hash": result.content_hash(), "submitted": _dumps(result.model_dump(mode="json")),
+                    "round": round_number, "mode": result.mode.value, "scenario": result.scenario,
+                    "duration_seconds": 0, "received_at": now_iso(), "void": False, "revision": 1,
+                    "pending": False, "source": "paper", "table_name": paper.table_name,
+                },
+            ).inserted_primary_key)
+            self._insert_players(connection, result_id, result.players)
+            self._audit(connection, event.id, result_id, "entered_by_hand", actor, paper.reason, None,
+                        {"round": round_number, "table": paper.table_name,
+                         "players": [p.model_dump(mode="json") for p in result.players]})
+        return self.result(event, result_id)
+
+    def lookalike_names(self, event: EventInfo, results: list[dict[str, Any]] | None = None) -> list[list[str]]:
+        """Player and table names of the event that differ but look alike (flagged on the admin page)."""
+        names = [p["name"] for r in (self.results(event) if results is None else results) for p in r["players"]]
+        players = lookalike_groups(names)
+        tables = lookalike_groups(t.name for t in self.tables(event))
+        return players + tables
+
     def audit_log(self, event: EventInfo) -> list[dict[str, Any]]:
         with self.engine.connect() as connection:
             rows = connection.execute(
@@ -607,7 +871,8 @@ def _insert_ignoring_conflict(connection: Connection, table: sa.Table) -> Any:
 
 def _event_info(row: Any) -> EventInfo:
     return EventInfo(
-        row.id, row.code, row.name, row.current_round, tuple(int(v) for v in row.rank_points.split(","))
+        row.id, row.code, row.name, row.current_round, tuple(int(v) for v in row.rank_points.split(",")),
+        bool(row.round_open), row.join_secret or "",
     )
 
 

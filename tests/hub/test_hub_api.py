@@ -8,6 +8,7 @@ import csv
 import io
 import json
 import random
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -28,12 +29,15 @@ class Hub:
         self.http = httpx.Client(base_url=url, timeout=30)
         created = store.create_event("Spring Con")
         self.code = created.event.code
+        self.secrets = {created.event.code: created.event.join_secret}
         self.admin = {"Authorization": f"Bearer {created.admin_token}"}
         self.admin_token = created.admin_token
 
     def join(self, name: str, code: str | None = None) -> tuple[int, dict[str, str]]:
-        reply = self.http.post("/api/join", json={"event_code": code or self.code, "table_name": name,
-                                                   "join_key": f"key-of-{name}-0123456789"})
+        code = code or self.code
+        secret = self.secrets.get(code) or self.store.event(code).join_secret
+        reply = self.http.post("/api/join", json={"event_code": code, "table_name": name,
+                                                   "join_key": f"key-of-{name}-0123456789", "join_secret": secret})
         assert reply.status_code == 201, reply.text
         return reply.json()["table_id"], {"Authorization": f"Bearer {reply.json()['token']}"}
 
@@ -122,8 +126,6 @@ def test_bad_input_is_refused_nothing_stored_nothing_lost(hub: Hub) -> None:
         ("replay with different scores", hub.http.post(url, json=changed, headers=token_a), 409, "conflict"),
         ("replay with another seq", hub.http.post(url, json={**game, "seq": 2}, headers=token_a), 409,
          "conflict"),
-        ("another table sends the game", hub.http.post(hub.results_url(table_b), json=game, headers=token_b),
-         409, "conflict"),
         ("table token on the admin API", hub.http.get(f"/api/events/{hub.code}/results", headers=token_a), 403,
          "forbidden"),
         ("no token on the admin API", hub.http.post(f"/api/events/{hub.code}/results/1/void",
@@ -174,11 +176,20 @@ def test_standings_per_round_and_overall_history_and_csv(hub: Hub) -> None:
 
     play(table_1, token_1, ["Aiko", "Ben", "Chiyo"], [40, 40, 20], [2, 1, None])  # Ben wins the tie
     play(table_2, token_2, ["Dai", "Emi"], [35, 30], [None, None])
+    closed = hub.http.post(f"/api/events/{hub.code}/round/close", headers=hub.admin).json()
+    assert closed == {"current_round": 1, "round_open": False}
+    # a late result of round 1 (its own round counter says 7: never an event round) waits for approval
+    play(table_2, token_2, ["ben", "Emi", "Chiyo"], [10, 20, 30], [None, None, None], round_number=7)
+    late = [r for r in hub.stored() if r["pending"]]
+    assert [(r["round"], r["table"]) for r in late] == [(1, "Table 2")]
+    assert hub.http.get(f"/api/events/{hub.code}/standings").json()["standings"][0]["games"] == 1  # not yet
+    approved = hub.http.post(f"/api/events/{hub.code}/results/{late[0]['result_id']}/approve",
+                             json={"reason": "table 2 finished late"}, headers=hub.admin)
+    assert approved.status_code == 200 and approved.json()["pending"] is False and approved.json()["round"] == 1
     assert hub.http.post(f"/api/events/{hub.code}/round", json={"round": 2}, headers=hub.admin).json() == {
-        "current_round": 2
+        "current_round": 2, "round_open": True
     }
     play(table_1, token_1, ["Aiko", "Dai"], [50, 10], [None, 1])
-    play(table_2, token_2, ["ben", "Emi", "Chiyo"], [10, 20, 30], [None, None, None], round_number=1)  # late
 
     overall = hub.http.get(f"/api/events/{hub.code}/standings").json()
     assert overall["rounds"] == [1, 2] and overall["current_round"] == 2
@@ -273,40 +284,52 @@ def test_admin_corrects_and_voids_with_reasons_and_every_change_is_audited(hub: 
     assert [p["total"] for p in audit[1]["before"]["players"]] != [p["total"] for p in audit[1]["after"]["players"]]
 
 
+def csrf_of(html: str) -> str:
+    found = re.search(r"name='csrf' value='([^']+)'", html)
+    assert found, "the admin page has no CSRF token in its forms"
+    return found.group(1)
+
+
 def test_admin_page_is_behind_the_admin_token(hub: Hub) -> None:
     table, token = hub.join("Table 1")
     result_id = hub.http.post(hub.results_url(table), json=_game(6), headers=token).json()["result_id"]
     page = f"/events/{hub.code}/admin"
     locked = hub.http.get(page)
     assert locked.status_code == 401 and "Admin token" in locked.text and "Results" not in locked.text
-    wrong = hub.http.post(f"{page}/login", data={"token": token["Authorization"].split()[1]})
-    assert wrong.status_code == 401 and "fujikoro_hub_admin" not in wrong.headers.get("set-cookie", "")
-    with httpx.Client(base_url=hub.url, timeout=30) as browser:
+    origin = {"Origin": hub.url}  # what a browser sends with a form post from the hub's own page
+    wrong = hub.http.post(f"{page}/login", data={"token": token["Authorization"].split()[1]}, headers=origin)
+    assert wrong.status_code == 401 and "hub_admin" not in wrong.headers.get("set-cookie", "")
+    with httpx.Client(base_url=hub.url, timeout=30, headers=origin) as browser:
         signed_in = browser.post(f"{page}/login", data={"token": hub.admin_token}, follow_redirects=True)
         assert signed_in.status_code == 200 and "Audit log" in signed_in.text and "Table 1" in signed_in.text
-        cookie = signed_in.history[0].headers["set-cookie"].lower()
-        assert "httponly" in cookie and "samesite=strict" in cookie
-        voided = browser.post(f"{page}/results/{result_id}/void", data={"reason": "duplicate table entry"},
-                              follow_redirects=True)
+        cookie = signed_in.history[0].headers["set-cookie"]
+        assert "httponly" in cookie.lower() and "samesite=strict" in cookie.lower()
+        assert hub.admin_token not in cookie  # the cookie is a session id, not the token
+        csrf = csrf_of(signed_in.text)
+        voided = browser.post(f"{page}/results/{result_id}/void", data={"reason": "duplicate table entry",
+                                                                         "csrf": csrf}, follow_redirects=True)
         assert voided.status_code == 200 and "voided" in voided.text
-        refused = browser.post(f"{page}/results/{result_id}/correct", data={"reason": "x", "players": "[]"})
+        refused = browser.post(f"{page}/results/{result_id}/correct",
+                               data={"reason": "x", "players": "[]", "csrf": csrf})
         assert refused.status_code == 422 and "Not changed" in refused.text
         players = hub.stored()[0]["players"]
         players[0]["colour"] = "orange"
         corrected = browser.post(f"{page}/results/{result_id}/correct", follow_redirects=True,
-                                 data={"reason": "wrong colour", "players": json.dumps(players), "round": "2"})
+                                 data={"reason": "wrong colour", "players": json.dumps(players), "round": "2",
+                                       "csrf": csrf})
         assert corrected.status_code == 200 and f"Result {result_id} corrected." in corrected.text
-        assert browser.post(f"{page}/round", data={"round": "3"}, follow_redirects=True).status_code == 200
-        assert browser.post(f"{page}/round", data={"round": "zero"}).status_code == 422
-        browser.post(f"{page}/logout")
+        assert browser.post(f"{page}/round", data={"round": "3", "csrf": csrf},
+                            follow_redirects=True).status_code == 200
+        assert browser.post(f"{page}/round", data={"round": "zero", "csrf": csrf}).status_code == 422
+        browser.post(f"{page}/logout", data={"csrf": csrf})
         assert browser.get(page).status_code == 401
     forged = httpx.post(f"{hub.url}{page}/results/{result_id}/restore", data={"reason": "sneaky"},
-                        cookies={"fujikoro_hub_admin": token["Authorization"].split()[1]})
+                        cookies={f"hub_admin_{hub.code}": token["Authorization"].split()[1]}, headers=origin)
     assert forged.status_code == 401
     stored = hub.stored()[0]
     assert stored["void"] is True and stored["round"] == 2 and stored["players"][0]["colour"] == "orange"
     assert hub.store.event(hub.code).current_round == 3
-    assert [a["action"] for a in hub.audit()][-3:] == ["voided", "corrected", "round_set"]
+    assert [a["action"] for a in hub.audit()][-3:] == ["voided", "corrected", "round_opened"]
 
 
 def test_live_scores_show_until_the_result_arrives(hub: Hub) -> None:
@@ -315,8 +338,10 @@ def test_live_scores_show_until_the_result_arrives(hub: Hub) -> None:
     live_url = f"/api/events/{hub.code}/tables/{table}/live"
     update = {"game_id": game["game_id"], "seq": 3, "countdown": 5,
               "players": [{"name": p["name"], "colour": p["colour"], "vp": 12} for p in game["players"]]}
-    assert hub.http.post(live_url, json=update, headers=token).json() == {"status": "stored"}
-    assert hub.http.post(live_url, json={**update, "seq": 2}, headers=token).json() == {"status": "stale"}
+    receipt = {"game_id": game["game_id"], "seq": 3}
+    assert hub.http.post(live_url, json=update, headers=token).json() == {"status": "stored", **receipt}
+    assert hub.http.post(live_url, json={**update, "seq": 2}, headers=token).json() == {
+        "status": "stale", "game_id": game["game_id"], "seq": 2}
     _, token_b = hub.join("Table 8")
     _assert_error(hub.http.post(live_url, json=update, headers=token_b), 403, "forbidden")
     live = hub.http.get(f"/api/events/{hub.code}/live").json()["live"]
@@ -329,11 +354,13 @@ def test_live_scores_show_until_the_result_arrives(hub: Hub) -> None:
     assert hub.http.get(f"/api/events/{hub.code}/live").json()["live"] == []
     fragment = hub.http.get(f"/events/{hub.code}/leaderboard/fragment").text
     assert "Playing now" not in fragment and "Table 7" in fragment
-    assert hub.http.post(live_url, json={**update, "seq": 9}, headers=token).json() == {"status": "finished"}
+    assert hub.http.post(live_url, json={**update, "seq": 9}, headers=token).json() == {
+        "status": "finished", "game_id": game["game_id"], "seq": 9}
 
 
 def test_join_can_be_retried_but_a_name_cannot_be_taken_over(hub: Hub) -> None:
-    body = {"event_code": hub.code.lower(), "table_name": "Table 1", "join_key": "k" * 32}
+    body = {"event_code": hub.code.lower(), "table_name": "Table 1", "join_key": "k" * 32,
+            "join_secret": hub.secrets[hub.code].lower()}
     first = hub.http.post("/api/join", json=body)
     again = hub.http.post("/api/join", json=body)
     assert first.status_code == again.status_code == 201

@@ -45,7 +45,7 @@ def test_leaderboard_shows_a_result_after_it_refreshes_itself(live_server: Any, 
     page.evaluate("window.__sameDocument = true")  # gone if the page reloads instead of refreshing itself
 
     outbox = Outbox(tmp_path / "tablet.sqlite3")
-    join(outbox, live_server.url, code, "Table 12")
+    join(outbox, live_server.url, code, "Table 12", created.event.join_secret)
     game = random_game(random.Random(12), players=3)
     outbox.enqueue_result(game)
     assert Sender(outbox).pump().sent == 1

@@ -84,7 +84,7 @@ def test_serve_starts_a_real_server(tmp_path: Path) -> None:
             except httpx.TransportError:
                 assert process.poll() is None and time.monotonic() < deadline, "the hub did not start"
                 time.sleep(0.1)
-        assert health.json() == {"ok": True, "database": "sqlite", "schema": "0001"}
+        assert health.json() == {"ok": True, "database": "sqlite", "schema": "0002"}
         assert httpx.get(f"http://127.0.0.1:{port}/api/events/NOPE99/standings").status_code == 404
     finally:
         process.terminate()

@@ -27,6 +27,7 @@ def _load(db_url: str, workdir: Path, games: int) -> None:
     with ServerProcess(db_url) as server, DropProxy(server.port, drop_request=0.04, drop_response=0.04,
                                                      seed=11) as proxy:
         report = run_tables(join_url=proxy.url, send_url=proxy.url, event_code=created.event.code,
+                            join_secret=created.event.join_secret,
                             tables=TABLES, games=games, workdir=workdir, timeout=240)
         check = check_counted(server.url, created.event.code, created.admin_token, report.sent_games)
     assert len(report.sent_games) == TABLES * games
@@ -64,7 +65,8 @@ def test_two_hub_processes_share_one_postgresql_database(pg_url: str, tmp_path: 
         list(pool.map(ServerProcess.start, (first, second)))
     with first, second:
         joined = httpx.post(f"{first.url}/api/join", json={"event_code": created.event.code,
-                                                           "table_name": "Table 0", "join_key": "j" * 32}).json()
+                                                           "table_name": "Table 0", "join_key": "j" * 32,
+                                                           "join_secret": created.event.join_secret}).json()
         headers = {"Authorization": f"Bearer {joined['token']}"}
         path = f"/api/events/{created.event.code}/tables/{joined['table_id']}/results"
         game = random_game(random.Random(99))
@@ -74,7 +76,8 @@ def test_two_hub_processes_share_one_postgresql_database(pg_url: str, tmp_path: 
 
         with DropProxy(first.port, seed=3) as proxy_1, DropProxy(second.port, seed=4) as proxy_2:
             report = run_tables(join_url=proxy_1.url, send_url=[proxy_1.url, proxy_2.url],
-                                event_code=created.event.code, tables=20, games=3, workdir=tmp_path, timeout=120)
+                                event_code=created.event.code, join_secret=created.event.join_secret, tables=20,
+                                games=3, workdir=tmp_path, timeout=120)
         check = check_counted(second.url, created.event.code, created.admin_token,
                               {**report.sent_games, game["game_id"]: sorted((p["name"], p["total"])
                                                                              for p in game["players"])})

@@ -112,7 +112,7 @@ def test_backoff_grows_and_is_capped_with_a_fake_clock(tmp_path: Path) -> None:
 
 def _hub_table(live_server: Any, outbox: Outbox, name: str = "Table 1") -> tuple[str, str]:
     created = live_server.app.state.store.create_event("Outbox Con")
-    join(outbox, live_server.url, created.event.code, name)
+    join(outbox, live_server.url, created.event.code, name, created.event.join_secret)
     return created.event.code, created.admin_token
 
 
@@ -197,7 +197,8 @@ def test_a_bad_token_holds_messages_until_the_table_joins_again(live_server: Any
     sender = Sender(outbox, backoff=Backoff(auth_wait=300.0), rng=random.Random(0))
     assert sender.pump().retried == 1
     assert (outbox.next_due_at() or 0) - clock.now == pytest.approx(300.0)
-    join(outbox, live_server.url, code, "Table 1")  # same tablet, same join key: a fresh token
+    secret = live_server.app.state.store.event(code).join_secret
+    join(outbox, live_server.url, code, "Table 1", secret)  # same tablet, same join key: a fresh token
     assert sender.pump().sent == 1
     assert len(_stored(live_server, code, admin)) == 1
 

@@ -3,7 +3,9 @@
     fujikoro hub serve [--db URL] [--host H] [--port P] [--workers N]
     fujikoro hub event create NAME [--db URL] [--rank-points 10,7,5,3,2,1] [--hub-url URL]
     fujikoro hub event list [--db URL]
-    fujikoro hub round N --event CODE [--db URL]
+    fujikoro hub round N|close --event CODE [--db URL]
+    fujikoro hub admin-token rotate|revoke --event CODE [--db URL]
+    fujikoro hub join-secret show|rotate --event CODE [--db URL]
     fujikoro hub export --event CODE [--what results|standings] [--round N] [--out FILE] [--db URL]
 
 The database defaults to hub.sqlite3 in the user's data folder (or $FUJIKORO_HUB_DB); give a
@@ -58,6 +60,12 @@ def register(subparsers: Any) -> None:
     serve.add_argument("--workers", type=int, default=1, help="hub processes (more than 1 wants PostgreSQL)")
     serve.add_argument("--refresh-ms", type=int, default=5000, help="leaderboard refresh interval (ms)")
     serve.add_argument("--max-body", type=int, default=64 * 1024, help="largest request body in bytes")
+    serve.add_argument("--tls-cert", default=None, metavar="PEM",
+                       help="serve HTTPS with this certificate (with --tls-key); see hub/README.md")
+    serve.add_argument("--tls-key", default=None, metavar="PEM", help="the certificate's private key")
+    from hub.__main__ import add_guard_options
+
+    add_guard_options(serve)
     serve.set_defaults(handler=_serve)
 
     event = commands.add_parser("event", help="create or list events")
@@ -74,11 +82,28 @@ def register(subparsers: Any) -> None:
     db_option(listing)
     listing.set_defaults(handler=_event_list)
 
-    round_parser = commands.add_parser("round", help="set the round now in play")
-    round_parser.add_argument("number", type=int)
+    round_parser = commands.add_parser(
+        "round", help="open round N (results that arrive count in it), or close the round in play",
+        description="'round N' opens round N; 'round close' closes the round in play: results that "
+                    "arrive while no round is open wait for the organiser's approval on the admin page.")
+    round_parser.add_argument("number", metavar="N|close")
     round_parser.add_argument("--event", required=True, metavar="CODE")
     db_option(round_parser)
     round_parser.set_defaults(handler=_round)
+
+    token = commands.add_parser("admin-token", help="rotate or revoke an event's admin token")
+    token.add_argument("action", choices=("rotate", "revoke"),
+                       help="rotate: print a new token, the old one stops working; revoke: no token works "
+                            "until the next rotate (every signed-in browser is signed out either way)")
+    token.add_argument("--event", required=True, metavar="CODE")
+    db_option(token)
+    token.set_defaults(handler=_admin_token)
+
+    secret = commands.add_parser("join-secret", help="show or rotate the secret tables need to join")
+    secret.add_argument("action", choices=("show", "rotate"))
+    secret.add_argument("--event", required=True, metavar="CODE")
+    db_option(secret)
+    secret.set_defaults(handler=_join_secret)
 
     export = commands.add_parser("export", help="write results or standings as CSV")
     export.add_argument("--event", required=True, metavar="CODE")
@@ -140,19 +165,27 @@ def lan_address() -> str:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    from hub.__main__ import guard_settings
     from hub.server import HubSettings, serve
 
     url = args.db or default_db()
     if args.workers < 1 or not 0 < args.port < 65536:
         raise CliError("--workers must be at least 1 and --port between 1 and 65535")
+    if (args.tls_cert is None) != (args.tls_key is None):
+        raise CliError("HTTPS needs both --tls-cert and --tls-key")
+    for path in (args.tls_cert, args.tls_key):
+        if path is not None and not Path(path).is_file():
+            raise CliError(f"there is no file {path}")
     store = _store(url)  # migrate and check the database before binding the port
     store.engine.dispose()
     address = lan_address() if args.host in ("0.0.0.0", "::") else args.host
     print(f"Fuji Koro hub: data in {_redact(url)}")
-    print(f"Tables connect to http://{address}:{args.port} ; events: fujikoro hub event list")
+    scheme = "https" if args.tls_cert else "http"
+    print(f"Tables connect to {scheme}://{address}:{args.port} ; events: fujikoro hub event list")
     try:
-        serve(HubSettings(db_url=url, max_body_bytes=args.max_body, refresh_ms=args.refresh_ms),
-              host=args.host, port=args.port, workers=args.workers)
+        serve(HubSettings(db_url=url, max_body_bytes=args.max_body, refresh_ms=args.refresh_ms,
+                          body_timeout=args.body_timeout, guard=guard_settings(args)),
+              host=args.host, port=args.port, workers=args.workers, tls_cert=args.tls_cert, tls_key=args.tls_key)
     except OSError as error:
         raise CliError(f"cannot listen on {args.host}:{args.port}: {error.strerror or error}") from error
     return 0
@@ -182,6 +215,7 @@ def _event_create(args: argparse.Namespace) -> int:
     print("Tables join in the app: Settings -> Convention")
     print(f"  hub address: {hub_url}")
     print(f"  event code:  {code}")
+    print(f"  join secret: {created.event.join_secret}   (tell the tables; it is not on the projector)")
     print("  table name:  the number on the table (each table joins once)")
     print()
     print(f"Projector:    {hub_url}/events/{code}/leaderboard")
@@ -205,11 +239,49 @@ def _event_list(args: argparse.Namespace) -> int:
 
 
 def _round(args: argparse.Namespace) -> int:
-    if not 1 <= args.number <= 999:
-        raise CliError("the round is a number from 1 to 999")
+    from hub.storage import ConflictError
+
+    if args.number == "close":
+        store = _store(args.db)
+        try:
+            event = store.close_round(_event(store, args.event), actor="admin:cli")
+        except ConflictError as error:
+            raise CliError(str(error)) from error
+        print(f"{event.name}: round {event.current_round} is closed; late results wait for approval")
+        return 0
+    try:
+        number = int(args.number)
+    except ValueError:
+        number = 0
+    if not 1 <= number <= 999:
+        raise CliError("the round is a number from 1 to 999, or 'close'")
     store = _store(args.db)
-    event = store.set_round(_event(store, args.event), args.number, actor="admin:cli")
-    print(f"{event.name}: round {event.current_round} is now in play")
+    event = store.set_round(_event(store, args.event), number, actor="admin:cli")
+    print(f"{event.name}: round {event.current_round} is now in play; results that arrive now count in it")
+    return 0
+
+
+def _admin_token(args: argparse.Namespace) -> int:
+    store = _store(args.db)
+    event = _event(store, args.event)
+    if args.action == "rotate":
+        token = store.rotate_admin_token(event, actor="admin:cli")
+        print(f"New admin token for {event.code}: {token}")
+        print("The old token no longer works and every signed-in browser was signed out.")
+    else:
+        store.revoke_admin_token(event, actor="admin:cli")
+        print(f"The admin token of {event.code} is revoked; no token works until "
+              f"'fujikoro hub admin-token rotate --event {event.code}'.")
+    return 0
+
+
+def _join_secret(args: argparse.Namespace) -> int:
+    store = _store(args.db)
+    event = _event(store, args.event)
+    secret = store.rotate_join_secret(event, actor="admin:cli") if args.action == "rotate" else event.join_secret
+    print(f"Join secret of {event.code}: {secret}")
+    if args.action == "rotate":
+        print("Tables that already joined keep working; new tables need this secret.")
     return 0
 
 
