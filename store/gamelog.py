@@ -17,6 +17,7 @@ import json
 import os
 import sqlite3
 import time
+import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +27,8 @@ from companion.engine import Record, RecordKind, ReplayError
 
 FORMAT = 1
 SUFFIX = ".fujikoro-game"
+#: The meta key of a game's random id (not part of the header: an imported copy is a game of its own)
+GAME_ID_KEY = "game_id"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -148,6 +151,7 @@ class GameFile:
             conn.executemany(
                 "INSERT INTO meta(key, value) VALUES (?, ?)", [(k, json.dumps(v)) for k, v in meta.items()]
             )
+            conn.execute("INSERT INTO meta(key, value) VALUES (?, ?)", (GAME_ID_KEY, json.dumps(str(uuid.uuid4()))))
             expected = 1
             for stamped in records:
                 if stamped.record.seq != expected:
@@ -184,6 +188,7 @@ class GameFile:
             rows = dict(conn.execute("SELECT key, value FROM meta").fetchall())
         except sqlite3.DatabaseError as error:
             raise StoreError(f"{path} is not a game file: {error}") from None
+        rows.pop(GAME_ID_KEY, None)
         try:
             header = Header.from_json({k: json.loads(v) for k, v in rows.items()})
         except (StoreError, ValueError) as error:
@@ -193,6 +198,25 @@ class GameFile:
 
     def close(self) -> None:
         self._conn.close()
+
+    def game_id(self) -> str:
+        """This game's own random id (a UUID made with the game and kept in its file), what the
+        convention hub knows the game by. A file from before ids existed gets one now, once."""
+        conn = self._conn
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            row = conn.execute("SELECT value FROM meta WHERE key = ?", (GAME_ID_KEY,)).fetchone()
+            if row is None:
+                value = str(uuid.uuid4())
+                conn.execute("INSERT INTO meta(key, value) VALUES (?, ?)", (GAME_ID_KEY, json.dumps(value)))
+            else:
+                value = str(json.loads(row[0]))
+            conn.execute("COMMIT")
+        except sqlite3.Error as error:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise StoreError(f"could not read the game id of {self.path}: {error}") from None
+        return value
 
     def __enter__(self) -> GameFile:
         return self

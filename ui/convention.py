@@ -29,12 +29,17 @@ CATEGORY_MAP = {
 
 
 def game_uuid(game_path: str) -> uuid.UUID:
-    """A stable id for a game file (the same game always sends the same id, so resends are idempotent)."""
-    return uuid.uuid5(uuid.NAMESPACE_URL, f"fujikoro-game:{Path(game_path).name}")
+    """The game's own random id, kept in its file (the same game always sends the same id, so resends
+    are idempotent; two tablets never share one). An older file gets its id on its first send."""
+    from store.gamelog import GameFile
+
+    with GameFile.open(Path(game_path)) as game:
+        return uuid.UUID(game.game_id())
 
 
 def result_payload(state: Mapping[str, Any], game_path: str, *, started_at: float | None = None) -> dict[str, Any]:
-    """The hub's result payload for a finished game state (``fujikoro game state`` JSON)."""
+    """The hub's result payload for a finished game state (``fujikoro game state`` JSON). The game's
+    own round counter is not sent as a round: the hub counts the game in the event round in play."""
     from hub.payload import build_result_payload
 
     players = []
@@ -48,8 +53,7 @@ def result_payload(state: Mapping[str, Any], game_path: str, *, started_at: floa
     mode = "cooperative" if state.get("mode") == "coop" else "competitive"
     duration = max(0.0, time.time() - started_at) if started_at else 0.0
     return build_result_payload(players, game_id=game_uuid(game_path), seq=int(state.get("state_id", 0)),
-                                mode=mode, scenario=int(state.get("scenario", 0)), duration_seconds=duration,
-                                round_number=int(state.get("round", 0)) or None)
+                                mode=mode, scenario=int(state.get("scenario", 0)), duration_seconds=duration)
 
 
 class ConventionLink:
@@ -62,10 +66,15 @@ class ConventionLink:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
-    def join(self, hub_url: str, event_code: str, table_name: str) -> str:
-        from hub.outbox import join
+    def join(self, hub_url: str, event_code: str, table_name: str, join_secret: str = "") -> str:
+        import httpx
 
-        credentials = join(self.outbox, hub_url, event_code, table_name)
+        from hub.outbox import OutboxError, join
+
+        try:
+            credentials = join(self.outbox, hub_url, event_code, table_name, join_secret)
+        except httpx.TransportError as error:
+            raise OutboxError(f"the hub at {hub_url} cannot be reached ({type(error).__name__})") from error
         self.start_sender()
         return f"{credentials.event_code} / {credentials.table_name}"
 

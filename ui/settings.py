@@ -41,6 +41,8 @@ class Settings:
     camera: str = ""
     hub_url: str = ""
     event_code: str = ""
+    # The secret the organiser gives the tables (not on the projector, as the event code is).
+    join_secret: str = ""
     table_name: str = "Table 1"
     last_game: str = ""
 

@@ -146,7 +146,7 @@ class FujiKoroApp(App):
         if self.settings.sounds:
             Worker("sounds", settle=False).submit(self.sounds.write_files, lambda _files: self._preload_sounds())
         self.status.start()
-        self.convention.configure(self.settings.hub_url, self.settings.event_code, self.settings.table_name)
+        self._configure_convention()
         self.game.bind(on_opened=self._on_game_opened, phase=self._on_phase)
         self.game.resume_last(self.settings.last_game or None)
         if self.options.script:
@@ -251,8 +251,12 @@ class FujiKoroApp(App):
             tr.switch(self.settings.language)
         if {"hardware_url", "camera"} & set(changes):
             self.status.restart()
-        if {"hub_url", "event_code", "table_name"} & set(changes):
-            self.convention.configure(self.settings.hub_url, self.settings.event_code, self.settings.table_name)
+        if {"hub_url", "event_code", "table_name", "join_secret"} & set(changes):
+            self._configure_convention()
+
+    def _configure_convention(self) -> None:
+        s = self.settings
+        self.convention.configure(s.hub_url, s.event_code, s.table_name, s.join_secret)
 
     def set_language(self, language: str) -> None:
         self.save_settings(language=language)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import sqlite3
+from pathlib import Path
 from typing import Any
 
 from companion.datapack import default_pack
 from companion.engine import Session
 from companion.fujikoro_game import FujiKoro
+from store.gamelog import GameFile, Header
 from ui.convention import game_uuid, result_payload
 
 
@@ -22,13 +25,42 @@ def finished_game() -> dict[str, Any]:
     return session.state_json()
 
 
-def test_ui_result_payload_maps_categories_and_ranks() -> None:
+def _game_file(folder: Path, name: str = "2026-11-23_0900.fujikoro-game") -> Path:
+    path = folder / name
+    GameFile.create(path, Header("fujikoro", "test", {"players": []})).close()
+    return path
+
+
+def test_ui_result_payload_maps_categories_and_ranks(tmp_path: Path) -> None:
     state = finished_game()
-    payload = result_payload(state, "/games/2026-11-23_0900.fujikoro-game", started_at=None)
+    path = _game_file(tmp_path)
+    payload = result_payload(state, str(path), started_at=None)
     lines = {line["name"]: line for line in payload["players"]}
     assert lines["Aiko"]["scores"]["explored"] == 2 and lines["Aiko"]["scores"]["dragons"] == 28
     assert lines["Aiko"]["total"] == 30 and lines["Aiko"]["rank"] == 1
     assert lines["Botan"]["scores"]["scrolls"] == 3 and lines["Botan"]["scores"]["corrections"] == -1
     assert lines["Botan"]["rank"] == 2
-    assert payload["game_id"] == str(game_uuid("elsewhere/2026-11-23_0900.fujikoro-game"))
+    assert payload["game_id"] == str(game_uuid(str(path)))  # the same game always sends the same id
     assert payload["seq"] == state["state_id"]
+    assert state["round"] > 1 and payload["round"] is None  # the game's own round is never an event round
+
+
+def test_ui_two_tablets_starting_in_the_same_minute_send_different_game_ids(tmp_path: Path) -> None:
+    """Issue 14: the id came from the file name (YYYY-MM-DD_HHMM), so two tables that started a game in the
+    same minute sent the same id and the second was refused for good. Now each game file carries its own
+    random id."""
+    first = _game_file(tmp_path / "tablet-1")
+    second = _game_file(tmp_path / "tablet-2")
+    assert first.name == second.name
+    assert game_uuid(str(first)) != game_uuid(str(second))
+    assert game_uuid(str(first)) == game_uuid(str(first))
+
+
+def test_ui_an_old_game_file_gets_its_id_on_first_send(tmp_path: Path) -> None:
+    path = _game_file(tmp_path)
+    with sqlite3.connect(path) as conn:  # a file written before game ids existed
+        conn.execute("DELETE FROM meta WHERE key = 'game_id'")
+    first = game_uuid(str(path))
+    assert game_uuid(str(path)) == first  # kept in the file from then on
+    with GameFile.open(path) as game:
+        assert game.header.game == "fujikoro" and game.game_id() == str(first)

@@ -27,6 +27,7 @@ class SettingsScreen(Screen):
         self.ids.camera.text = settings.camera
         self.ids.hub_url.text = settings.hub_url
         self.ids.event_code.text = settings.event_code
+        self.ids.join_secret.text = settings.join_secret
         self.ids.table_name.text = settings.table_name
         self.message = ""
 
@@ -57,6 +58,7 @@ class SettingsScreen(Screen):
             camera=self.ids.camera.text.strip(),
             hub_url=hub,
             event_code=code,
+            join_secret=self.ids.join_secret.text.strip().upper(),
             table_name=self.ids.table_name.text.strip() or "Table 1",
         )
         self.ids.event_code.text = code

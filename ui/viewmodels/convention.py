@@ -30,7 +30,7 @@ class ConventionModel(EventDispatcher):  # type: ignore[misc]
         self._poll: Any = None
         game.bind(phase=self._on_phase)
 
-    def configure(self, hub_url: str, event_code: str, table_name: str) -> None:
+    def configure(self, hub_url: str, event_code: str, table_name: str, join_secret: str = "") -> None:
         if not hub_url or not event_code:
             self.joined = False
             self.status_text = tr._("Not at a convention")
@@ -42,7 +42,7 @@ class ConventionModel(EventDispatcher):  # type: ignore[misc]
 
             if self._link is None:
                 self._link = ConventionLink()
-            return str(self._link.join(hub_url, event_code, table_name))
+            return str(self._link.join(hub_url, event_code, table_name, join_secret))
 
         def done(where: str) -> None:
             self.joined = True
