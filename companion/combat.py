@@ -31,6 +31,7 @@ from companion.gear import (
     forced_removals,
     gear_from_json,
     inspect,
+    least_loss_breaks,
     pattern_cubes,
     sandals_weapon,
 )
@@ -122,6 +123,7 @@ class Fight:
     teeth_pool: int = 0                     # coop: teeth the group splits
     first_action: bool = True               # the fight was the attacker's first action
     log: tuple[str, ...] = ()
+    least_loss: bool = True                 # unchosen broken cubes: fewest lost for the roll (False: cube by cube)
 
     # -- queries ------------------------------------------------------------------------------
     @property
@@ -186,7 +188,7 @@ class Fight:
             "pending_monks": list(self.pending_monks),
             "outcome": None if self.outcome is None else self.outcome.value, "winner": self.winner,
             "teeth_pool": self.teeth_pool, "first_action": self.first_action, "log": list(self.log),
-            "whose_turn": self.whose_turn(),
+            "whose_turn": self.whose_turn(), "least_loss": self.least_loss,
         }
 
     @classmethod
@@ -207,6 +209,7 @@ class Fight:
             pending_monks=tuple(data["pending_monks"]),
             outcome=None if data["outcome"] is None else Outcome(data["outcome"]), winner=data["winner"],
             teeth_pool=data["teeth_pool"], first_action=data["first_action"], log=tuple(data["log"]),
+            least_loss=bool(data.get("least_loss", True)),
         )
 
 
@@ -392,8 +395,23 @@ def samurai_roll(fight: Fight, name: str, rolls: Sequence[WeaponRoll], pack: Dat
             continue
         cells = set(cells_by_hand[weapon_roll.hand])
         chosen = list(weapon_roll.breaks)
-        for kind in broken_kinds:
+        spec = pack.board(gear.board)
+        for i, kind in enumerate(broken_kinds):
             material = RESOURCE_DIE[kind]
+            if not chosen and fight.least_loss:
+                # The cubes nobody chose: the fewest lost for the rest of this roll (EN p.12), one step each.
+                before = set(gear.weapon_plane(spec))
+                path = least_loss_breaks(gear, [RESOURCE_DIE[k] for k in broken_kinds[i:]], pack, within=cells,
+                                         blueprint=fighter.blueprints.get("weapon"))
+                for step_kind, after in zip(broken_kinds[i:], path, strict=True):
+                    plane = set(after.weapon_plane(spec))
+                    removed = before - plane
+                    cells -= removed
+                    lines.append(f"{name}'s weapon loses {step_kind}" + (
+                        f" and {len(removed) - 1} more cube(s) to stay legal" if len(removed) > 1 else ""))
+                    before, gear = plane, after
+                broke = True
+                break
             gear, removed = _break_one(gear, material, cells, chosen, fighter, pack)
             cells -= removed
             broke = True

@@ -1812,6 +1812,8 @@ class FujiKoro:
             raise CommandError(
                 str(error) + (" (EN Appendix B scenario 1)" if "scenario" in str(error) else "")
             ) from None
+        if not strict:
+            fight = _with(fight, least_loss=False)  # rules 1 chose broken cubes one at a time
         combat = Combat(fight, dragon_id=dragon_id, max_health=stats.health, dragon_attacks=dragon_attacks)
         label = dragon_id or stats.name
         events.append(
@@ -1848,6 +1850,8 @@ class FujiKoro:
             fight = start_samurai_fight(attacker, defender, self.pack, first_action=bool(first_action))
         except CombatError as error:
             raise CommandError(str(error)) from None
+        if state.setup.rules < 2:
+            fight = _with(fight, least_loss=False)  # rules 1 chose broken cubes one at a time
         events.append(("fight_started", {"dragon": None, "order": list(fight.order),
                                          "samurai": [f.name for f in fight.fighters]}))
         return _with(state, combat=Combat(fight))

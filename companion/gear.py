@@ -697,6 +697,44 @@ def _break_options(gear: Gear, material: Material, pack: DataPack, within: froze
 WEAPON_MAGIC = frozenset({"weapon", "weapon_left", "weapon_right"})
 
 
+def least_loss_breaks(gear: Gear, materials: Sequence[Material], pack: DataPack, *,
+                      within: Iterable[Cell] | None = None, blueprint: Sequence[str] | None = None) -> tuple[Gear, ...]:
+    """The default choice of cubes for the broken icons of one weapon's roll: the fewest cubes lost in all.
+
+    EN p.12: the player chooses which cube of the die's colour each broken icon removes, and then
+    removes cubes (without rearranging) until the weapons are legal (EN p.7). Choosing cube by cube
+    can leave a weapon illegal and cost more cubes later in the same roll (combat example 2: Takeko's
+    2 wood and 1 metal cost 5 cubes that way, 3 when chosen well), so the whole roll is chosen at
+    once: fewest cubes lost, then the best weapons left (:func:`repair_score`). Returns the gear after
+    each icon, in order (unchanged for an icon whose colour has already left the weapon).
+    """
+    return _least_loss(gear, tuple(materials), pack, None if within is None else frozenset(within),
+                       None if blueprint is None else tuple(blueprint))
+
+
+@lru_cache(maxsize=1 << 14)
+def _least_loss(gear: Gear, materials: tuple[Material, ...], pack: DataPack, within: frozenset[Cell] | None,
+                blueprint: tuple[str, ...] | None) -> tuple[Gear, ...]:
+    if not materials:
+        return ()
+    spec = pack.board(gear.board)
+    options = _break_options(gear, materials[0], pack, within, blueprint)
+    if not options:
+        return (gear, *_least_loss(gear, materials[1:], pack, within, blueprint))
+    best: tuple[tuple[Any, ...], tuple[Gear, ...]] | None = None
+    for option in options:
+        plane = option.gear.weapon_plane(spec)
+        rest_within = None if within is None else within & frozenset(plane)
+        path = (option.gear, *_least_loss(option.gear, materials[1:], pack, rest_within, blueprint))
+        final = path[-1]
+        final_plane = final.weapon_plane(spec)
+        key = (-len(final_plane), _worse(repair_score(final_plane, final, pack)))
+        if best is None or key < best[0]:
+            best = (key, path)
+    assert best is not None
+    return best[1]
+
+
 def apply_break(gear: Gear, material: Material, pack: DataPack, *, within: Iterable[Cell] | None = None,
                 blueprint: Sequence[str] | None = None) -> Gear:
     """The default repair after a broken icon: the best of :func:`break_options` (unchanged if none)."""

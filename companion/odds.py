@@ -2,7 +2,8 @@
 
 The policy both use (documented in the app and in ``fujikoro odds --help``): every samurai rolls
 every die they may; a helmet takes the suggested removal (:func:`companion.gear.absorb_options`);
-a broken icon takes the suggested cube and the default repair (:func:`companion.gear.apply_break`);
+the broken icons of a roll take the cubes that lose the fewest in all, then leave the best weapons
+(the least-loss choice, :func:`companion.gear.least_loss_breaks`, the same default as a fight);
 nobody retreats.
 
 The exact method is a Markov chain over fight states. A state is the dragon's health and each
@@ -36,7 +37,7 @@ from companion.combat import (
     usable_sandals_weapon,
 )
 from companion.datapack import DataPack, Die
-from companion.gear import Gear, absorb_options, apply_break, check_weapons
+from companion.gear import Gear, absorb_options, check_weapons, least_loss_breaks
 
 Vector = tuple[float, ...]  # (p_defeated, p_ko per samurai..., p_defeated_and_standing per samurai...)
 
@@ -60,6 +61,7 @@ class Odds:
             "p_knocked_out": {k: round(v, 6) for k, v in self.p_knocked_out.items()},
             "expected_vp": {k: round(v, 4) for k, v in self.expected_vp.items()},
             "method": self.method,
+            "policy": POLICY,
         }
         if self.states:
             out["states"] = self.states
@@ -71,6 +73,13 @@ class Odds:
 # --------------------------------------------------------------------------------------------
 # Dice distributions
 
+
+POLICY = {
+    "dice": "every samurai rolls every die they may",
+    "helmet": "the suggested removal",
+    "broken": "least_loss: the cubes that lose the fewest in all for the roll, then the best weapons left (EN p.12)",
+    "retreat": "nobody retreats",
+}
 
 Outcomes = tuple[tuple[float, int, tuple[int, ...]], ...]  # (p, hits, broken per kind in KINDS order)
 KINDS = ("wood", "metal", "tooth", "magic")
@@ -365,13 +374,10 @@ def _add(acc: list[float], p: float, vector: Sequence[float]) -> None:
 @lru_cache(maxsize=65536)
 def _apply_breaks_cached(gear: Gear, cells: frozenset[tuple[int, int]], broken: tuple[int, ...],
                          pack: DataPack, blueprint: tuple[str, ...] | None) -> Gear:
-    remaining = set(cells)
-    spec = pack.board(gear.board)
-    for kind in _broken_kinds(broken):
-        before = set(gear.weapon_plane(spec))
-        gear = apply_break(gear, RESOURCE_DIE[kind], pack, within=remaining & before, blueprint=blueprint)
-        remaining &= set(gear.weapon_plane(spec))
-    return gear
+    # The same default as a fight without chosen cubes: the fewest cubes lost for the whole roll (EN p.12).
+    path = least_loss_breaks(gear, [RESOURCE_DIE[kind] for kind in _broken_kinds(broken)], pack, within=cells,
+                             blueprint=blueprint)
+    return path[-1] if path else gear
 
 
 def _broken_kinds(broken: tuple[int, ...]) -> list[str]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from companion.combat import (
@@ -232,3 +234,51 @@ def test_fight_json_round_trip() -> None:
 def test_dice_roll_json_round_trip() -> None:
     roll = hand(("wood", 1), ("metal", "0b"), ("tooth", 3))
     assert DiceRoll.from_json(roll.to_json()) == roll
+
+
+def _example_2_before_takekos_roll():  # type: ignore[no-untyped-def]
+    fight = start_dragon_fight(green_dragon(), [takeko(), mitsuhide()], PACK)
+    fight = monk_throw(fight, "Mitsuhide", hand(("wood", 0)))
+    fight = samurai_roll(fight, "Mitsuhide", [WeaponRoll("two", hand(
+        ("wood", 1), ("wood", 0), ("wood", 0), ("metal", 0), ("metal", 0), ("metal", 1), ("metal", 1),
+        ("tooth", "0b")))], PACK)
+    return dragon_roll(fight, hand(("tooth", 3), ("tooth", 3), ("tooth", "0b")), PACK)
+
+
+TAKEKOS_ROLL = hand(("wood", "0b"), ("wood", "0b"), ("wood", 1), ("metal", "0b"), ("metal", 2), ("metal", 2),
+                    ("metal", 2), ("metal", 1))
+
+
+def _weapon_cubes(fight, name: str) -> int:  # type: ignore[no-untyped-def]
+    gear = fight.fighter(name).gear
+    return len(gear.weapon_plane(PACK.board(gear.board)))
+
+
+def test_unchosen_broken_cubes_default_to_the_least_loss_choice_example_2_p11_p12() -> None:
+    # EN p.11 example 2: Takeko breaks off 2 wood and 1 metal; EN p.12: the player chooses the cubes, then
+    # removes cubes only as needed to keep the weapon legal. Chosen well, that costs exactly those 3 cubes.
+    fight = _example_2_before_takekos_roll()
+    assert _weapon_cubes(fight, "Takeko") == 8
+    after = samurai_roll(fight, "Takeko", [WeaponRoll("two", TAKEKOS_ROLL)], PACK)
+    assert _weapon_cubes(after, "Takeko") == 5, "2 wood + 1 metal broken: 3 cubes lost, no more"
+    assert after.usable_weapons("Takeko", PACK) == []  # one wood left: no hilt (EN p.11)
+    assert not any("more cube" in line for line in after.log)
+    # Cube by cube (the old default) it happened to cost 3 here too; on this weapon it costs one more.
+    gear = gear_from_json({"board": "takeko", "helmet": ["MMMM"], "weapon_left": ["M.WMM", "MWWWM"],
+                           "weapon_right": ["WWM", "..."]}, PACK)
+    alone = start_dragon_fight(DragonStats("d", "blue", 0, 30, 1, False, 0, 0), [Combatant("T", gear)], PACK)
+    roll = hand(("metal", "0b"), ("wood", "0b"), ("wood", "0b"))
+    least = samurai_roll(alone, "T", [WeaponRoll("two", roll)], PACK)
+    assert _weapon_cubes(alone, "T") - _weapon_cubes(least, "T") == 3
+    old = samurai_roll(replace(alone, least_loss=False), "T", [WeaponRoll("two", roll)], PACK)
+    assert _weapon_cubes(alone, "T") - _weapon_cubes(old, "T") == 4
+
+
+def test_cubes_the_player_chooses_are_still_the_ones_removed_p12() -> None:
+    fight = _example_2_before_takekos_roll()
+    # Broken icons resolve tooth, metal, wood: the first chosen cell is the metal one. Choosing the first
+    # metal (next to the hilt) and then the woods costs the forced removals the player chose to pay.
+    plane = fight.fighter("Takeko").gear.weapon_plane(PACK.board("takeko"))
+    metal = min(c for c, m in plane.items() if m.value == "M")
+    after = samurai_roll(fight, "Takeko", [WeaponRoll("two", TAKEKOS_ROLL, (metal,))], PACK)
+    assert metal not in after.fighter("Takeko").gear.weapon_plane(PACK.board("takeko"))

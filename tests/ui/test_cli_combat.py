@@ -155,3 +155,23 @@ def test_ctrl_c_stops_without_a_traceback() -> None:
     out = io.StringIO()
     assert walkthrough(_Interrupted(), out, pack=default_pack()) == 130
     assert out.getvalue().endswith("Stopped.\n")
+
+
+def test_odds_of_example_2_report_the_least_loss_policy_for_broken_cubes() -> None:
+    # EN p.11 example 2 (Takeko and Mitsuhide against green_1); EN p.12: the player chooses which cube a
+    # broken die removes, and the odds assume the choice that loses the fewest cubes, as a fight does.
+    request = {
+        "dragon": "green_1", "players": 3,
+        "samurai": [
+            {"name": "Takeko", "gear": {"board": "takeko", "helmet": ["MMMM"], "weapon_left": ["WWWMM"],
+                                        "weapon_right": ["MMM"]}},
+            {"name": "Mitsuhide", "heroic_monk": "wood", "monk_from": "action", "blueprints": {"helmet": ["MW", "W."]},
+             "gear": {"board": "mitsuhide", "monks": ["weapon", "action"], "helmet": ["MMW", "MW.", "W.."],
+                      "magic": ["helmet"], "weapon_left": ["WWWMM"], "weapon_right": ["TMM"]}},
+        ],
+    }
+    done = fujikoro("odds", "-", stdin=json.dumps(request))
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["policy"]["broken"].startswith("least_loss")
+    assert 0.9 < out["p_dragon_defeated"] < 1.0

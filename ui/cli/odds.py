@@ -1,8 +1,8 @@
 """``fujikoro odds [FILE|-]``: the exact odds of a dragon fight, one JSON object in and out.
 
-Policy (the same for the exact chain and the Monte-Carlo check): every samurai rolls every die
-they may, helmets take the suggested removal, broken icons take the suggested cube and the default
-repair, nobody retreats.
+Policy (the same for the exact chain and the Monte-Carlo check, and reported as "policy"): every
+samurai rolls every die they may, helmets take the suggested removal, the broken icons of a roll take
+the cubes that lose the fewest in all (least loss, the default of a fight too), nobody retreats.
 """
 
 from __future__ import annotations
