@@ -225,13 +225,16 @@ class ServerProcess:
     """``python -m hub`` in a child process on a loopback socket this process bound (no port races)."""
 
     def __init__(self, db_url: str, *, refresh_ms: int = 5000, max_body_bytes: int = 64 * 1024,
-                 extra_args: Sequence[str] = ("--max-connections-per-client", "0")) -> None:
+                 extra_args: Sequence[str] = ("--max-connections-per-client", "0"),
+                 file_limit: int | None = None) -> None:
         # The simulated tables all come from 127.0.0.1, as real tablets never do: no cap per address
         # unless a test asks for one.
         self.db_url = db_url
         self.refresh_ms = refresh_ms
         self.max_body_bytes = max_body_bytes
         self.extra_args = tuple(extra_args)
+        #: open files the hub process may have (soft and hard), as on a laptop with the usual 1024
+        self.file_limit = file_limit
         self.process: subprocess.Popen[bytes] | None = None
         self.port = 0
 
@@ -261,6 +264,7 @@ class ServerProcess:
                  *self.extra_args],
                 pass_fds=(fd,),
                 env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                preexec_fn=None if self.file_limit is None else self._limit_files,
             )
         finally:
             sock.close()
@@ -276,6 +280,12 @@ class ServerProcess:
             time.sleep(0.1)
         self.stop()
         raise RuntimeError("the hub server did not answer within the timeout")
+
+    def _limit_files(self) -> None:
+        import resource
+
+        assert self.file_limit is not None
+        resource.setrlimit(resource.RLIMIT_NOFILE, (self.file_limit, self.file_limit))
 
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:

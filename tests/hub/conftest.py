@@ -57,13 +57,14 @@ class LiveServer:
 
 
 @pytest.fixture
-def live_server(db_url: str) -> Iterator[LiveServer]:
-    """The hub app on a real uvicorn server (a thread of this process) on a free loopback port."""
+def live_server(db_url: str, request: pytest.FixtureRequest) -> Iterator[LiveServer]:
+    """The hub app on a real uvicorn server (a thread of this process) on a free loopback port; settings
+    other than the defaults come as an indirect parameter (a dict of HubSettings fields)."""
     import uvicorn
 
     from hub.server import HubSettings, create_app
 
-    app = create_app(HubSettings(db_url=db_url, refresh_ms=300))
+    app = create_app(HubSettings(db_url=db_url, **{"refresh_ms": 300, **getattr(request, "param", {})}))
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)  # TCP: asyncio sets NODELAY
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
