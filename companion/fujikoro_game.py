@@ -664,6 +664,16 @@ class FujiKoro:
         return Outcome(new, tuple(events))
 
     def describe(self, state: State, command: Command) -> str:
+        """One line for the log and "Undo: ...": the command, and what else it set off (so undo names it)."""
+        base = self._describe_command(state, command)
+        try:
+            events = self.apply(state, command).events
+        except (CommandError, CombatError):
+            return base
+        consequences = _consequences(events)
+        return f"{base} (with it: {'; '.join(consequences)})" if consequences else base
+
+    def _describe_command(self, state: State, command: Command) -> str:
         kind = command.get("type")
         who = str(command.get("player", state.players[state.current].name))
         if kind == "vp":
@@ -1050,7 +1060,7 @@ class FujiKoro:
 
     def _check_action(self, state: State, index: int, action: Action, *, status_token: bool = False) -> None:
         """Two actions a turn (EN p.4), discs from the pool for Move, Explore and Gather, Rest returns them."""
-        self._check_may_act(state, index, f"a {action.value.capitalize()}")
+        self._check_may_act(state, index, _ACTION_NAMES[action])
         p = state.players[index]
         allowed = ACTIONS_PER_TURN + state.extra_actions
         if len(state.actions) >= allowed:
@@ -2137,6 +2147,7 @@ class FujiKoro:
             "actions_left": self._actions_left(state),
             "rules": setup.rules,
             "turn_over": state.turn_over,
+            "why_not": self.why_not(state),
             "scores": {p.name: p.vp for p in state.players},
             "countdown": {
                 "active": cd.kind in (CountdownKind.LAVA_PHASE, CountdownKind.END_PHASE),
@@ -2201,6 +2212,49 @@ class FujiKoro:
             }
         return data
 
+    def why_not(self, state: State) -> dict[str, Any]:
+        """Why each table button is refused now (None: allowed), by the very checks the commands run.
+
+        Buttons: move, explore, gather, rest, end_turn, scroll, gear_card_vp; "fight": the active player
+        starting a fight; "join": per player, why they cannot join a fight or be attacked.
+        """
+        out: dict[str, Any] = {}
+        if state.phase is Phase.ENDED:
+            return {key: "the game has ended" for key in (*_BUTTONS, "fight")} | {"join": {}}
+        for key, command in _BUTTONS.items():
+            prepared = {**command, "player": state.players[state.current].name} if key != "end_turn" else command
+            if key in ("scroll", "gear_card_vp") and not _scores_vp(state.setup):
+                out[key] = "players gain no VP in the cooperative mode (EN p.15)"
+                continue
+            try:
+                self.apply(state, prepared)
+                out[key] = None
+            except CommandError as error:
+                out[key] = str(error)
+        try:
+            self._why_not_fight(state)
+            out["fight"] = None
+        except CommandError as error:
+            out["fight"] = str(error)
+        join: dict[str, str | None] = {}
+        for i, p in enumerate(state.players):
+            try:
+                if p.escaped is not None:
+                    raise CommandError(f"{p.name} has escaped the volcano and fights no more (EN p.13)")
+                self._check_can_fight(state, i, "join a fight")
+                join[p.name] = None
+            except CommandError as error:
+                join[p.name] = str(error)
+        out["join"] = join
+        return out
+
+    def _why_not_fight(self, state: State) -> None:
+        if state.setup.rules < 2:
+            return
+        if state.combat is not None and state.combat.is_active:
+            raise CommandError("a fight is being played; finish it before starting another (EN p.10)")
+        self._fight_move(state, {})
+
     def _actions_left(self, state: State) -> int:
         if state.turn_over is not None or state.players[state.current].escaped is not None:
             return 0
@@ -2251,6 +2305,17 @@ _BLOCKED_DURING_FIGHT = frozenset(
     {"fight_start", "samurai_fight_start", "end_turn", "dragon_health", "dragon_defeated", "escape", "end_game"}
 )
 _KIND_LETTERS = {"w": "wood", "m": "metal", "t": "tooth", "x": "magic"}
+_ACTION_NAMES = {Action.MOVE: "a Move", Action.EXPLORE: "an Explore", Action.GATHER: "a Gather", Action.REST: "a Rest"}
+# The buttons of the table whose refusal the app shows beside them (see FujiKoro.why_not).
+_BUTTONS: dict[str, dict[str, Any]] = {
+    "move": {"type": "action", "action": "move"},
+    "explore": {"type": "action", "action": "explore", "level": 1},
+    "gather": {"type": "action", "action": "gather"},
+    "rest": {"type": "action", "action": "rest"},
+    "end_turn": {"type": "end_turn"},
+    "scroll": {"type": "scroll"},
+    "gear_card_vp": {"type": "gear_card_vp"},
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -2492,6 +2557,32 @@ def _cube_counts(cubes: Mapping[tuple[int, int], Any], cells: tuple[tuple[int, i
 
 
 # ------------------------------------------------------------------------------------------------
+
+
+def _consequences(events: tuple[tuple[str, Mapping[str, Any]], ...]) -> list[str]:
+    """What a command set off beyond itself, as the table would say it (EN p.13-15): undo takes it back too."""
+    out: list[str] = []
+    for kind, payload in events:
+        if kind == Kind.FINAL_CHAPTER:
+            out.append("the Lava Phase begins" if payload.get("phase") == "lava" else "the final chapter begins")
+        elif kind == Kind.COUNTDOWN_ADVANCED:
+            out.append(f"the Countdown Token moves to space {payload.get('position')}")
+            lava = payload.get("lava") or []
+            if lava:
+                out.append(f"lava erupts on {', '.join(str(n) for n in lava)}")
+        elif kind == Kind.ROPE_APPEARED:
+            out.append("the Rope appears")
+        elif kind == "lava_phase_ended":
+            out.append("the Lava Phase ends")
+        elif kind == "dragon_defeated":
+            out.append(f"{payload.get('dragon')} is defeated")
+        elif kind == "life_lost":
+            out.append(f"{payload.get('player')} loses a Life")
+        elif kind == "fight_ended" and payload.get("turn_over"):
+            out.append("the fight ends the turn")
+        elif kind == Kind.GAME_ENDED:
+            out.append("the game ends with the final scoring")
+    return out
 
 
 def _set(players: tuple[PlayerState, ...], index: int, player: PlayerState) -> tuple[PlayerState, ...]:

@@ -95,6 +95,36 @@ TEMPLATES: tuple[str, ...] = (
     N_("the Legendary Dragon was killed instead of tamed, so everyone loses"),
     N_("{name} lost a second Life, so everyone loses (EN p.15)"),
     N_("ended by the table: {reason}"),
+    # What a command set off, and why a command is refused: the turn rules (companion.fujikoro_game)
+    N_("{what} (with it: {consequences})"),
+    N_("the Countdown Token moves to space {n}"),
+    N_("lava erupts on {lava}"),
+    N_("{dragon} is defeated"),
+    N_("{what} comes in a player's own turn (EN p.4), and it is {name}'s turn"),
+    N_("a fight is being played, so {what} waits until it is over (EN p.10)"),
+    N_("{name} escaped the volcano and takes no more actions, only Shogun bonuses (EN p.13)"),
+    N_("{reason}, so {what} is not possible; end the turn"),
+    N_("{name} has taken the turn's {n} actions; each player performs 2 actions a turn (EN p.4)"),
+    N_("{name} has taken {k} of the turn's 2 actions; each player performs 2 actions a turn (EN p.4)"),
+    N_("{name} has no Action Disc on the Action Fields, and Rest needs at least one there, so there is no "
+       "Rest twice in a row (EN p.4, p.7)"),
+    N_("{name} has used all {n} Action Discs and must Rest to get them back (EN p.4)"),
+    N_("{name} has no action this turn to score {what} with: {rule}"),
+    N_("{name}'s weapon card is linked to {action} for the rest of the game (EN p.8)"),
+    N_("the weapon card's 1 VP comes with the action it is linked to, once per action (EN p.8); {name}'s is "
+       "linked to {action}"),
+    N_("{name} was knocked out in their own turn, which ends it (EN p.11, p.12)"),
+    N_("{name} surrendered the fight they started, which ends their turn (EN p.11, p.12)"),
+    N_("{name}'s fight was not their first action, which ends their turn (EN p.11)"),
+    N_("{name} is unconscious until the start of their next turn and cannot {role} (EN p.11, p.12)"),
+    N_("{name} has escaped the volcano and fights no more (EN p.13)"),
+    N_("a samurai escapes by ending the turn on a Rope, after the turn's 2 actions (EN p.4, p.13), and "
+       "{name} has taken {n}"),
+    N_("in the cooperative mode each player escapes with at least one completed Magical Gear item (EN "
+       "p.14), and {name} has none"),
+    N_("this fight comes with {name}'s {nth} action, not the {claimed} (EN p.11)"),
+    N_("{dragon} carries {n} permanent Damage Tokens, and they stay when it heals (EN p.11)"),
+    N_("{name} escaped the volcano and takes no more actions, so their gear no longer changes (EN p.13)"),
     # Commands as the log and the Undo button name them (companion.fujikoro_game)
     N_("Start the game"),
     N_("End the game ({reason})"),
@@ -163,6 +193,7 @@ TEMPLATES: tuple[str, ...] = (
     N_("{name} rolls {dice}"),
     N_("{name} rolls"),
     N_("{name}: {action}"),
+    N_("{first}; {rest}"),
     N_("{first}, {rest}"),
 )
 
@@ -175,6 +206,32 @@ WORDS: tuple[str, ...] = (
     N_("see the picture in the rulebook"), N_("the left-grid weapon"), N_("the right-grid weapon"),
     N_("left"), N_("right"),
     N_("dragons"), N_("scrolls"), N_("tiles"), N_("gear"), N_("relics"), N_("shogun"), N_("other"),
+    N_("the Lava Phase begins"),
+    N_("the final chapter begins"),
+    N_("the Rope appears"),
+    N_("the Lava Phase ends"),
+    N_("the fight ends the turn"),
+    N_("the game ends with the final scoring"),
+    N_("a Move"),
+    N_("an Explore"),
+    N_("a Gather"),
+    N_("a Rest"),
+    N_("starting a fight"),
+    N_("a Sacred Scroll's VP"),
+    N_("the weapon card's VP"),
+    N_("a Sacred Scroll is picked up with a Gather action, one per Gather (EN p.6)"),
+    N_("the weapon card's 1 VP comes with the action it is linked to, once per action (EN p.8)"),
+    N_("join a fight"),
+    N_("be attacked"),
+    N_("first"),
+    N_("second"),
+    N_("a fight is being played; finish it before starting another (EN p.10)"),
+    N_("players gain no VP in the cooperative mode (EN p.15)"),
+    N_("the game has ended"),
+    N_("in the cooperative mode every player must escape through the Secret Exit (EN p.14), not the Rope"),
+    N_("dragons move onto samurai at the start of a round, before the start player's actions (EN p.15, "
+       "Appendix B scenario 2)"),
+    N_("in the Peaceful Variant samurai fight only dragons, never each other (EN p.12)"),
 )
 
 _FIELD = re.compile(r"\{(\w+)\}")

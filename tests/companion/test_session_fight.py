@@ -71,7 +71,7 @@ def test_combat_example_2_through_session_commands_ends_with_7_vp_each() -> None
         "Mitsuhide rolls 8 dice: 1, 0, 0, 0, 0, 1, 1, 0★ = 3 hits",
         "Dragon rolls 3 dice: 3, 3, 0★ = 6 hits",
         "Takeko rolls 8 dice: 0★, 0★, 1, 0★, 2, 2, 2, 1 = 8 hits",
-        "Mitsuhide rolls 2 dice: 2, 2 = 4 hits",
+        "Mitsuhide rolls 2 dice: 2, 2 = 4 hits (with it: green_1 is defeated)",  # undo names it
     ]
     assert healths == [[], [9], [], [1], [0]]  # an event after every change of the health, none otherwise
 

@@ -446,3 +446,25 @@ def test_permanent_damage_tokens_stay_on_the_dragon_for_the_next_fight_p11() -> 
     )
     s.do({"type": "fight_start", "dragon": "green_1", "samurai": [{"player": "B", "gear": STRONG}]})
     assert s.state.combat.fight.health == full - 2  # healed, but not the tokens' damage
+
+
+# ---- 12. Undo names the consequences of what it undoes ------------------------------------------
+
+
+def test_undo_of_the_last_turn_names_the_games_end_and_the_final_scoring() -> None:
+    s = game(("A", "B"))
+    s.do({"type": "vp", "player": "A", "points": 30, "reason": "test: the final chapter"})
+    descriptions = []
+    while not s.is_over:
+        p = s.state.players[s.state.current]
+        act(s, *(("rest", "move") if p.discs_used >= 3 else ("move", "rest")))
+        descriptions.append(s.do({"type": "end_turn"}).record.description)
+    assert "the final chapter begins" not in descriptions[0]  # it began with the VP, not the turn
+    assert "the Countdown Token moves to space 1" in descriptions[0]
+    assert any("the Rope appears" in d for d in descriptions)
+    assert any("lava erupts on" in d for d in descriptions)
+    last = s.undo_description()
+    assert last is not None and last.startswith("End A's turn (round 8)")
+    assert "the game ends with the final scoring" in last
+    assert s.undo().record.description == f"Undo: {last}"
+    assert s.state_json()["phase"] == "final"

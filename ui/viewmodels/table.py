@@ -9,8 +9,16 @@ from __future__ import annotations
 from typing import Any
 
 from kivy.event import EventDispatcher
-from kivy.properties import BooleanProperty, ListProperty, NumericProperty, ObjectProperty, StringProperty
+from kivy.properties import (
+    BooleanProperty,
+    DictProperty,
+    ListProperty,
+    NumericProperty,
+    ObjectProperty,
+    StringProperty,
+)
 
+from ui import coretext
 from ui.tr import tr
 
 # VP categories the tap-to-add chooser offers, with the pack key of their usual amount.
@@ -71,6 +79,10 @@ class TableModel(EventDispatcher):  # type: ignore[misc]
     track_position = NumericProperty(0)
     track_active = BooleanProperty(False)
     can_act = BooleanProperty(False)
+    # Why a button is refused now, in the app's language ("" when allowed): the rules engine's own sentence
+    # (rule and page), keyed by button id: move, gather, rest, explore_1..3, end_turn, scroll, gear_card_vp, fight.
+    reasons = DictProperty({})
+    blocked_text = StringProperty("")
     scores_vp = BooleanProperty(True)
     message = StringProperty("")
     # The VP chooser
@@ -133,7 +145,27 @@ class TableModel(EventDispatcher):  # type: ignore[misc]
             self.turn_text = tr.f("{player}'s turn - round {n}", player=game.current_player, n=game.round)
             taken = ", ".join(action_label(a) for a in done) or tr._("none yet")
             self.actions_text = tr.f("Actions: {taken} ({left} left)", taken=taken, left=left)
+        self._refresh_reasons(state)
         self._refresh_track(state)
+
+    def _refresh_reasons(self, state: Any) -> None:
+        why = state.get("why_not") or {}
+        reasons: dict[str, str] = {}
+        for key, source in (("move", "move"), ("gather", "gather"), ("rest", "rest"), ("explore_1", "explore"),
+                            ("explore_2", "explore"), ("explore_3", "explore"), ("end_turn", "end_turn"),
+                            ("scroll", "scroll"), ("gear_card_vp", "gear_card_vp"), ("fight", "fight")):
+            text = why.get(source) if self.can_act else None
+            reasons[key] = coretext.translate(text) if text else ""
+        self.reasons = reasons
+        shown: list[str] = []
+        for key in ("move", "rest", "end_turn"):
+            if reasons[key] and reasons[key] not in shown:
+                shown.append(reasons[key])
+        self.blocked_text = " ".join(r if r.endswith(".") else r + "." for r in (x[:1].upper() + x[1:] for x in shown))
+
+    def reason(self, key: str) -> str:
+        """Why the button ``key`` is disabled ("" if it is not)."""
+        return str(self.reasons.get(key, ""))
 
     def _refresh_track(self, state: Any) -> None:
         pack = self.pack
