@@ -189,13 +189,24 @@ def migrate(engine: Engine, revision: str = "head") -> None:
         if is_postgres:
             connection.execute(sa.text("SELECT pg_advisory_lock(:id)"), {"id": _LOCK_ID})
             connection.commit()
+        else:
+            # SQLite changes a table by copying it (Alembic's batch mode): with foreign keys enforced, the
+            # copy's DROP of the old table would fail for the rows that refer to it. Checked afterwards.
+            connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
         try:
             config.attributes["connection"] = connection
             command.upgrade(config, revision)
             connection.commit()
+            if not is_postgres:
+                broken = connection.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
+                if broken:
+                    raise RuntimeError(f"the migration left {len(broken)} rows with a broken reference")
         finally:
             if is_postgres:
                 connection.execute(sa.text("SELECT pg_advisory_unlock(:id)"), {"id": _LOCK_ID})
+                connection.commit()
+            else:
+                connection.exec_driver_sql("PRAGMA foreign_keys=ON")
                 connection.commit()
 
 

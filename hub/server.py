@@ -162,7 +162,7 @@ class SecurityHeaders:
             (b"content-security-policy", CONTENT_SECURITY_POLICY.encode()),
             (b"x-frame-options", b"DENY"),
             (b"x-content-type-options", b"nosniff"),
-            (b"referrer-policy", b"no-referrer"),
+            (b"referrer-policy", b"same-origin"),  # no-referrer would make a browser send "Origin: null"
             (b"cross-origin-opener-policy", b"same-origin"),
         ]
         if tls:

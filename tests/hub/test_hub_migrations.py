@@ -63,3 +63,34 @@ def test_database_urls(url: str, expected: str) -> None:
 def test_unusable_database_urls(url: str) -> None:
     with pytest.raises(db.DatabaseUrlError):
         db.normalise_url(url)
+
+
+def test_an_event_from_before_the_upgrade_keeps_its_results(db_url: str) -> None:
+    """A hub database of schema 0001 (results unique per event, live rows per game) upgrades in place: its
+    results, tables and tokens stay, each event gets a join secret, and the round in play is open."""
+    engine = db.make_engine(db_url)
+    db.migrate(engine, "0001")
+    with engine.begin() as connection:
+        connection.execute(sa.text(
+            "INSERT INTO events (id, code, name, admin_token_hash, current_round, rank_points, created_at) "
+            "VALUES (1, 'OLDCON', 'Old Con', 'h', 2, '10,7,5', 'then')"))
+        connection.execute(sa.text(
+            "INSERT INTO tables (id, event_id, name, token_hash, join_key_hash, created_at) "
+            "VALUES (1, 1, 'Table 1', 't', 'k', 'then')"))
+        connection.execute(sa.text(
+            "INSERT INTO results (id, event_id, table_id, game_id, seq, content_hash, submitted, round, mode, "
+            "scenario, duration_seconds, received_at, void, revision) VALUES (1, 1, 1, 'g', 1, 'c', '{}', 2, "
+            "'competitive', 0, 60, 'then', false, 1)"))
+        connection.execute(sa.text(
+            "INSERT INTO live (event_id, game_id, table_id, seq, body, updated_at) VALUES (1, 'g2', 1, 3, '{}', 'x')"))
+    db.migrate(engine)
+    from hub.storage import HubStore
+
+    store = HubStore(engine)
+    event = store.event("OLDCON")
+    assert event.round_open and event.current_round == 2 and len(event.join_secret) == 10
+    results = store.results(event)
+    assert [(r["game_id"], r["table"], r["round"], r["pending"], r["source"]) for r in results] == [
+        ("g", "Table 1", 2, False, "table")]
+    assert store.tables(event)[0].revoked is False
+    engine.dispose()

@@ -372,7 +372,7 @@ def test_every_page_carries_security_headers_and_no_inline_script(event: Event) 
         csp = page.headers["content-security-policy"]
         assert "frame-ancestors 'none'" in csp and "script-src 'self'" in csp and "unsafe-inline" not in csp
         assert page.headers["x-frame-options"] == "DENY" and page.headers["x-content-type-options"] == "nosniff"
-        assert page.headers["referrer-policy"] == "no-referrer"
+        assert page.headers["referrer-policy"] == "same-origin"
         if page.headers["content-type"].startswith("text/html"):
             assert re.search(r"<script(?![^>]*\bsrc=)", page.text) is None, "inline script"
             assert " style=" not in page.text and "<style" not in page.text, "inline style"
