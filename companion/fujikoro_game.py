@@ -323,6 +323,7 @@ class State:
     dragon_tokens: tuple[tuple[str, int], ...] = ()  # permanent Damage Tokens per figure (EN p.11)
     eruption: tuple[int, ...] = ()  # the lava numbers of the last eruption, while the table answers it
     eruption_answers: tuple[str, ...] = ()  # who was asked about and answered for that eruption
+    eruption_unconscious: tuple[str, ...] = ()  # who lay unconscious when the lava erupted
 
     def dragon(self, dragon_id: str) -> DragonStatus:
         for key, status in self.dragons:
@@ -457,14 +458,24 @@ def setup_checklist(setup: Setup, pack: DataPack) -> list[str]:
         f"Temple {i + 1}: " + ", ".join(f"{pile.count(k)} {k}" for k in GEAR if pile.count(k))
         for i, pile in enumerate(piles)
     )
-    items.append(
-        f"Magical Blueprints: draw {n * per} helmet, {n * per} weapon and {n * per} sandals cards "
-        f"and deal them in that order one at a time over the temples ({deal})."
-    )
+    if setup.scenario == 1:
+        items.append(
+            "Scenario 1: deal the Magical Blueprints to the Temples at random and face down, hidden until "
+            "someone gathers them, and leave the Secret Exit tile in the box (EN Appendix B scenario 1)."
+        )
+    else:
+        items.append(
+            f"Magical Blueprints: draw {n * per} helmet, {n * per} weapon and {n * per} sandals cards "
+            f"and deal them in that order one at a time over the temples ({deal})."
+        )
     if coop and symmetric:
         items.append(
             "Gear Cards: each player takes 1 helmet, weapon or sandals card, spread as evenly as possible; "
             "a weapon card's owner puts the starting Monk below the Weapon Grid (EN p.14 step 12)."
+        )
+        items.append(
+            "Starting weapons: a player without a weapon card puts 2 wood and 2 metal cubes on the Weapon Grid; "
+            "everyone builds the gear of their card exactly as pictured (EN p.14 step 12)."
         )
     else:
         items.append(f"Gear Cards: draw {n} helmet, {n} weapon and {n} sandals cards faceup (EN p.2 step 8).")
@@ -501,6 +512,14 @@ def setup_checklist(setup: Setup, pack: DataPack) -> list[str]:
     if setup.scenario == 3:
         lava = pack.scenarios[3].extras.get("lava_phase_threshold")
         items.append(f"Scenario 3: a Lava Phase runs first (at {lava} VP, or after the first rounds in coop).")
+    if setup.scenario == 7:
+        items.append(
+            "Scenario 7: at each Temple an unused symmetrical Player Board is a hostile Samurai; craft its "
+            "Magical Helmet, Weapon and Sandals to random Blueprints, Blueprints beside the board and their "
+            "tokens in its Backpack (EN Appendix B scenario 7)."
+        )
+    if setup.peaceful:
+        items.append("Peaceful Variant: samurai fight only dragons, never each other (EN p.12).")
     if setup.scenario:
         items.append(f"Scenario {setup.scenario}: {pack.scenarios[setup.scenario].name} (EN Appendix B).")
     if setup.adventure_tokens:
@@ -565,6 +584,7 @@ class FujiKoro:
             "hostile_defeated": self._hostile_defeated,
             "tamed": self._tamed,
             "end_game": self._end_game,
+            "lava_hit": self._lava_hit,
             "fight_start": self._fight_start,
             "samurai_fight_start": self._samurai_fight_start,
             "fight_roll": self._fight_roll,
@@ -730,6 +750,11 @@ class FujiKoro:
             return "The Legendary Dragon is tamed on the Central Tile"
         if kind == "end_game":
             return "End the game" + (f" ({command['reason']})" if command.get("reason") else "")
+        if kind == "lava_hit":
+            outcome = command.get("outcome")
+            if outcome == "perished":
+                return f"{who} perishes in the lava and comes back in a Temple"
+            return f"{who} stood on erupting lava: sandals take {10 if outcome == 'moved_twice' else 5} damage"
         if kind == "start":
             return "Start the game"
         if isinstance(kind, str) and kind.startswith(("fight_", "samurai_fight_")):
@@ -838,7 +863,12 @@ class FujiKoro:
         if space.event is CountdownEvent.ROPE and not lava_phase:
             cd = _with(cd, rope=True)
             events.append((Kind.ROPE_APPEARED, {"position": position}))
+            if self.pack.rules.escape_when_rope_appears and state.setup.rules >= 2:
+                # Rule option (DE rulebook only): who stands on the Central Tile now escapes at once.
+                events.append(("ask_rope", {"question": "Who stands on the Central Tile? They escape now (DE)"}))
         state = _with(state, countdown=cd)
+        if space.lava and state.setup.rules >= 2:
+            state = self._erupt(state, space.lava, events)
         if space.event is CountdownEvent.END:
             if lava_phase:
                 after: Countdown
@@ -856,6 +886,56 @@ class FujiKoro:
                 events.append(("lava_phase_ended", {"position": position}))
                 return _with(state, countdown=after)
             return self._finish(state, events, "the Countdown Token reached the end of the track")
+        return state
+
+    def _erupt(self, state: State, lava: tuple[int, ...], events: list[tuple[str, Mapping[str, Any]]]) -> State:
+        """EN p.13: lava erupts on these numbers; the table says who stood there (``lava_hit``)."""
+        inside = [p.name for p in state.players if p.escaped is None]
+        events.append(
+            (
+                "eruption",
+                {
+                    "lava": list(lava),
+                    "ask": inside,
+                    "rule": "a samurai standing there: sandals take 5 damage and move off, or perishes (EN p.13)",
+                },
+            )
+        )
+        lying = tuple(p.name for p in state.players if p.unconscious)
+        return _with(state, eruption=lava, eruption_answers=(), eruption_unconscious=lying)
+
+    def _lava_hit(self, state: State, command: Command, events: list[tuple[str, Mapping[str, Any]]]) -> State:
+        """A samurai stood on erupting lava (EN p.13): sandals take 5 damage (twice if the only way off is
+        lava again) and the samurai moves off, or they perish and come back in a Temple (coop: a Life)."""
+        index = self._player(state, command)
+        p = state.players[index]
+        if not state.eruption:
+            raise CommandError(
+                "no lava is erupting now; the table answers an eruption until the next turn ends (EN p.13)"
+            )
+        if p.escaped is not None:
+            raise CommandError(f"{p.name} escaped the volcano, so the lava cannot reach them (EN p.13)")
+        if p.name in state.eruption_answers:
+            raise CommandError(f"{p.name} is already moved off this eruption's lava (EN p.13)")
+        outcome = command.get("outcome")
+        if outcome not in ("moved", "moved_twice", "perished"):
+            raise CommandError(
+                "the samurai on erupting lava moved off (sandals take 5 damage), moved_twice (over lava again: "
+                f"10), or perished (EN p.13), not {outcome!r}"
+            )
+        if (p.unconscious or p.name in state.eruption_unconscious) and outcome != "perished":
+            raise CommandError(
+                f"{p.name} lies unconscious, and an unconscious samurai on erupting lava perishes (EN p.13)"
+            )
+        state = _with(state, eruption_answers=(*state.eruption_answers, p.name))
+        if outcome == "perished":
+            player = _with(state.players[index], unconscious=False)
+            state = _with(state, players=_set(state.players, index, player))
+            events.append(("perished", {"player": p.name, "rule": "resurrected in a Temple of their choice (EN p.13)"}))
+            if state.setup.mode is Mode.COOP:
+                state = self._life_lost(state, {"player": p.name, "reason": "perished in the lava"}, events)
+            return state
+        events.append(("sandals_damage", {"player": p.name, "damage": 10 if outcome == "moved_twice" else 5}))
         return state
 
     def _finish(
@@ -1305,6 +1385,7 @@ class FujiKoro:
     def _end_turn(self, state: State, command: Command, events: list[tuple[str, Mapping[str, Any]]]) -> State:
         if state.setup.rules >= 2:
             self._check_end_turn(state)
+            state = _with(state, eruption=(), eruption_answers=())  # an eruption is answered in the turn after it
         cd = state.countdown
         if cd.kind in (CountdownKind.LAVA_PHASE, CountdownKind.END_PHASE) and cd.marker == state.current:
             state = self._advance(state, events)
@@ -2183,6 +2264,9 @@ class FujiKoro:
             ],
             "dragons": {d: s.value for d, s in state.dragons if s is not DragonStatus.HIDDEN},
             "dragon_damage_tokens": dict(state.dragon_tokens),
+            "eruption": {"lava": list(state.eruption), "answered": list(state.eruption_answers)}
+            if state.eruption
+            else None,
             "shogun_claims": dict(state.claims),
             "vp_history": [
                 {

@@ -125,6 +125,11 @@ TEMPLATES: tuple[str, ...] = (
     N_("this fight comes with {name}'s {nth} action, not the {claimed} (EN p.11)"),
     N_("{dragon} carries {n} permanent Damage Tokens, and they stay when it heals (EN p.11)"),
     N_("{name} escaped the volcano and takes no more actions, so their gear no longer changes (EN p.13)"),
+    N_("{name} perishes in the lava and comes back in a Temple"),
+    N_("{name} stood on erupting lava: sandals take {n} damage"),
+    N_("{name} escaped the volcano, so the lava cannot reach them (EN p.13)"),
+    N_("{name} is already moved off this eruption's lava (EN p.13)"),
+    N_("{name} lies unconscious, and an unconscious samurai on erupting lava perishes (EN p.13)"),
     # Commands as the log and the Undo button name them (companion.fujikoro_game)
     N_("Start the game"),
     N_("End the game ({reason})"),
@@ -206,6 +211,15 @@ WORDS: tuple[str, ...] = (
     N_("see the picture in the rulebook"), N_("the left-grid weapon"), N_("the right-grid weapon"),
     N_("left"), N_("right"),
     N_("dragons"), N_("scrolls"), N_("tiles"), N_("gear"), N_("relics"), N_("shogun"), N_("other"),
+    N_("no lava is erupting now; the table answers an eruption until the next turn ends (EN p.13)"),
+    N_("Starting weapons: a player without a weapon card puts 2 wood and 2 metal cubes on the Weapon Grid; "
+       "everyone builds the gear of their card exactly as pictured (EN p.14 step 12)."),
+    N_("Scenario 1: deal the Magical Blueprints to the Temples at random and face down, hidden until "
+       "someone gathers them, and leave the Secret Exit tile in the box (EN Appendix B scenario 1)."),
+    N_("Scenario 7: at each Temple an unused symmetrical Player Board is a hostile Samurai; craft its "
+       "Magical Helmet, Weapon and Sandals to random Blueprints, Blueprints beside the board and their "
+       "tokens in its Backpack (EN Appendix B scenario 7)."),
+    N_("Peaceful Variant: samurai fight only dragons, never each other (EN p.12)."),
     N_("the Lava Phase begins"),
     N_("the final chapter begins"),
     N_("the Rope appears"),

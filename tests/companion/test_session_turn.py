@@ -468,3 +468,93 @@ def test_undo_of_the_last_turn_names_the_games_end_and_the_final_scoring() -> No
     assert "the game ends with the final scoring" in last
     assert s.undo().record.description == f"Undo: {last}"
     assert s.state_json()["phase"] == "final"
+
+
+# ---- 11. Eruptions ask who stands on the lava (EN p.13) ------------------------------------------
+
+
+def _to_first_eruption(s: Session[Any]) -> list[Any]:
+    while True:
+        p = s.state.players[s.state.current]
+        act(s, *(("rest", "move") if p.discs_used >= 3 else ("move", "rest")))
+        events = list(s.do({"type": "end_turn"}).events)
+        if any(e.kind == "eruption" for e in events):
+            return events
+
+
+def test_an_eruption_asks_who_stands_there_and_applies_the_damage_or_the_perishing_p13() -> None:
+    s = game(("A", "B"))
+    s.do({"type": "vp", "player": "A", "points": 30, "reason": "test: the final chapter"})
+    events = _to_first_eruption(s)
+    eruption = next(dict(e.payload) for e in events if e.kind == "eruption")
+    assert eruption["lava"] and eruption["ask"] == ["A", "B"] and "EN p.13" in eruption["rule"]
+    assert s.state_json()["eruption"] == {"lava": eruption["lava"], "answered": []}
+    applied = s.do({"type": "lava_hit", "player": "A", "outcome": "moved"})
+    assert [dict(e.payload) for e in applied.events if e.kind == "sandals_damage"] == [{"player": "A", "damage": 5}]
+    refused(s, {"type": "lava_hit", "player": "A", "outcome": "perished"}, "already moved off")
+    s.do({"type": "lava_hit", "player": "B", "outcome": "perished"})
+    assert s.state_json()["eruption"]["answered"] == ["A", "B"]
+
+
+def test_in_coop_perishing_in_the_lava_costs_a_life_p13_p15() -> None:
+    s = game(("A", "B"), mode="coop")
+    _to_first_eruption(s)
+    s.do({"type": "lava_hit", "player": "A", "outcome": "perished"})
+    assert {p["name"]: p["lives"] for p in s.state_json()["players"]}["A"] == 1
+
+
+def test_an_unconscious_samurai_on_erupting_lava_perishes_p13() -> None:
+    s = game(("A", "B"))
+    s.do({"type": "vp", "player": "A", "points": 30, "reason": "test: the final chapter"})
+    while True:
+        # B is knocked out in their own turn, so they lie unconscious when A's end of turn makes lava erupt.
+        if s.state.current == 1:
+            if s.state.players[1].discs_used >= 3:
+                act(s, "rest")
+            knock_out(s, "B")
+            events = list(s.do({"type": "end_turn"}).events)
+        else:
+            p = s.state.players[0]
+            act(s, *(("rest", "move") if p.discs_used >= 3 else ("move", "rest")))
+            events = list(s.do({"type": "end_turn"}).events)
+        if any(e.kind == "eruption" for e in events) and s.state.eruption_unconscious == ("B",):
+            break  # the lava erupted at the end of A's turn, while B still lay unconscious
+    assert not s.state.players[1].unconscious  # B's turn has begun: awake now, but the lava came first
+    refused(s, {"type": "lava_hit", "player": "B", "outcome": "moved"}, "unconscious", "perishes", "EN p.13")
+    s.do({"type": "lava_hit", "player": "B", "outcome": "perished"})
+
+
+# ---- 10. The setup checklist: what the rulebook's setups add (EN p.12, p.14, Appendix B) -----------
+
+
+def _checklist(**config: Any) -> list[str]:
+    return list(game(**config).state_json()["setup_checklist"])
+
+
+def test_the_coop_checklist_gives_the_starting_weapons_p14_step_12() -> None:
+    items = _checklist(players=("A", "B", "C"), mode="coop")
+    assert any("2 wood and 2 metal" in item and "EN p.14 step 12" in item for item in items)
+
+
+def test_scenario_1_hides_the_blueprints_and_leaves_out_the_secret_exit_appendix_b() -> None:
+    items = _checklist(players=("A", "B"), scenario=1)
+    assert any("face down" in item and "Secret Exit" in item for item in items)
+    assert not any(item.startswith("Magical Blueprints: draw") for item in items)
+
+
+def test_scenario_7_sets_up_the_three_hostile_samurai_appendix_b() -> None:
+    items = _checklist(players=("A",), mode="coop", scenario=7)
+    assert any("hostile Samurai" in item and "Temple" in item for item in items)
+
+
+def test_the_peaceful_variant_is_on_the_checklist_and_refuses_samurai_combat_p12() -> None:
+    s = game(("A", "B"), peaceful=True)
+    assert any("Peaceful Variant" in item for item in s.state_json()["setup_checklist"])
+    act(s, "move")
+    refused(
+        s,
+        {"type": "samurai_fight_start", "attacker": {"player": "A", "gear": STRONG},
+         "defender": {"player": "B", "gear": STRONG}},
+        "Peaceful Variant",
+        "EN p.12",
+    )

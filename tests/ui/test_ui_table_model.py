@@ -104,3 +104,20 @@ def test_the_reasons_come_in_the_apps_language() -> None:
     assert german == ("Aiko hat 0 der 2 Aktionen des Zuges ausgeführt; "
                       "jeder Spieler führt 2 Aktionen pro Zug aus (EN S. 4)")
     assert czech == "Aiko provedl 0 ze 2 akcí tahu; každý hráč provádí 2 akce za tah (EN s. 4)"
+
+
+def test_an_eruption_asks_the_table_player_by_player_p13() -> None:
+    model, game = table()
+    game.do({"type": "vp", "player": "Aiko", "points": 30, "reason": "test: the final chapter"})
+    while not game.state.get("eruption"):
+        model.action("move")
+        model.action("gather" if game.state["players"][game.session.state.current]["action_discs"]["used"] < 3
+                     else "rest")
+        if model.reason("end_turn"):
+            model.action("rest")
+        model.end_turn()
+    assert model.eruption_player == "Aiko" and "did Aiko stand there?" in model.eruption_text
+    model.lava_next()  # Aiko was not on the lava
+    assert model.eruption_player == "Botan"
+    model.lava_hit("moved")
+    assert game.state["eruption"]["answered"] == ["Botan"]

@@ -83,6 +83,9 @@ class TableModel(EventDispatcher):  # type: ignore[misc]
     # (rule and page), keyed by button id: move, gather, rest, explore_1..3, end_turn, scroll, gear_card_vp, fight.
     reasons = DictProperty({})
     blocked_text = StringProperty("")
+    # An eruption the table answers (EN p.13): who stood on the lava, one player at a time.
+    eruption_text = StringProperty("")
+    eruption_player = StringProperty("")
     scores_vp = BooleanProperty(True)
     message = StringProperty("")
     # The VP chooser
@@ -146,7 +149,42 @@ class TableModel(EventDispatcher):  # type: ignore[misc]
             taken = ", ".join(action_label(a) for a in done) or tr._("none yet")
             self.actions_text = tr.f("Actions: {taken} ({left} left)", taken=taken, left=left)
         self._refresh_reasons(state)
+        self._refresh_eruption(state)
         self._refresh_track(state)
+
+    def _refresh_eruption(self, state: Any) -> None:
+        eruption = state.get("eruption") if self.can_act else None
+        if not eruption:
+            self.eruption_text = ""
+            self.eruption_player = ""
+            return
+        answered = set(eruption.get("answered") or [])
+        waiting = [p.get("name", "") for p in self.game.players
+                   if not p.get("escaped") and p.get("name") not in answered]
+        if self.eruption_player not in waiting:
+            self.eruption_player = waiting[0] if waiting else ""
+        lava = ", ".join(str(n) for n in eruption.get("lava") or [])
+        self.eruption_text = (
+            tr.f("Lava erupts on {lava}: did {name} stand there?", lava=lava, name=self.eruption_player)
+            if self.eruption_player
+            else ""
+        )
+
+    def lava_hit(self, outcome: str) -> None:
+        """The samurai asked about stood on the erupting lava: moved off (sandals take 5) or perished."""
+        if self.eruption_player:
+            self.game.do({"type": "lava_hit", "player": self.eruption_player, "outcome": outcome})
+
+    def lava_next(self) -> None:
+        """The samurai asked about was not on the lava: ask about the next one."""
+        state = self.game.state.get("eruption") or {}
+        answered = set(state.get("answered") or [])
+        waiting = [p.get("name", "") for p in self.game.players
+                   if not p.get("escaped") and p.get("name") not in answered]
+        if self.eruption_player in waiting:
+            rest = waiting[waiting.index(self.eruption_player) + 1:]
+            self.eruption_player = rest[0] if rest else ""
+        self._refresh_eruption(self.game.state)
 
     def _refresh_reasons(self, state: Any) -> None:
         why = state.get("why_not") or {}
