@@ -24,7 +24,7 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 
 from hub import db
-from hub.names import lookalike_groups
+from hub.names import TextError, clean_text, lookalike_groups
 from hub.rules import (
     CATEGORIES,
     DEFAULT_RANK_POINTS,
@@ -178,14 +178,17 @@ class HubStore:
 
     # ----------------------------------------------------------------------------- events, tokens
     def create_event(self, name: str, *, rank_points: Sequence[int] = DEFAULT_RANK_POINTS) -> CreatedEvent:
-        name = " ".join(name.split())
+        try:
+            name = clean_text(name)
+        except TextError as error:
+            raise InvalidError(f"the event name {error}") from error
         if not 1 <= len(name) <= 120:
             raise InvalidError("an event name has 1 to 120 characters")
         points = rank_points_table(rank_points)
         admin_token = "adm_" + secrets.token_urlsafe(24)
         join_secret = new_secret(JOIN_SECRET_LENGTH)
         for _attempt in range(20):
-            code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(6))
+            code = new_secret(6)
             try:
                 with self._write() as connection:
                     event_id = _new_id(connection.execute(
