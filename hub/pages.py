@@ -260,7 +260,7 @@ def admin_page(
 </span></header><main>{note}{warn}
 <h2>Round</h2><p>Round {current_round} is {round_state}.</p>
 {_form(f"{base}/round", csrf_token, "Open round <input name='round' class='num' value='"
-       + str(current_round + (0 if not round_open and current_round else 1)) + "'> <button>Open</button>")}
+       + str(current_round + 1) + "'> <button>Open</button>")}
 {_form(f"{base}/close-round", csrf_token, "<button>Close the round</button>") if round_open else ""}
 <h2>Tables</h2><p>Tables join with the event code <b>{code}</b> and the join secret <b id="join-secret">
 {escape(join_secret)}</b> (tell it to the tables; it is not on the projector).</p>
