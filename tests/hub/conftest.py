@@ -3,13 +3,15 @@ PostgreSQL, and a real uvicorn server on a free loopback port."""
 
 from __future__ import annotations
 
+import http.server
 import socket
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -84,3 +86,37 @@ def live_server(db_url: str, request: pytest.FixtureRequest) -> Iterator[LiveSer
         thread.join(timeout=20)
         sock.close()
         app.state.store.engine.dispose()  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+def html_page() -> Iterator[Callable[[str], str]]:
+    """Serve a fixed HTML page on another loopback port, answering every GET and POST with 200
+    text/html (a captive portal, or a hostile page next to the hub); call it with the page, get its URL."""
+    servers: list[http.server.ThreadingHTTPServer] = []
+
+    def serve(page: str) -> str:
+        body = page.encode()
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def _answer(self) -> None:
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            do_GET = do_POST = _answer  # noqa: N815 - http.server's names
+
+            def log_message(self, *_args: Any) -> None:
+                pass
+
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        servers.append(server)
+        return f"http://127.0.0.1:{server.server_address[1]}"
+
+    yield serve
+    for server in servers:
+        server.shutdown()
+        server.server_close()

@@ -3,10 +3,9 @@ leaderboard shows it after its own refresh, without anyone reloading the page.""
 
 from __future__ import annotations
 
-import http.server
 import random
 import shutil
-import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -61,27 +60,10 @@ def test_leaderboard_shows_a_result_after_it_refreshes_itself(live_server: Any, 
     outbox.close()
 
 
-class _EvilPage(http.server.BaseHTTPRequestHandler):
-    """A page on another port of the hub's host that posts the admin's void form as soon as it loads."""
-
-    target = ""
-
-    def do_GET(self) -> None:  # noqa: N802 - http.server's name
-        body = (f"<!doctype html><html><body><form id=f method=post action='{self.target}'>"
-                "<input name=reason value='pwned'></form><script>document.getElementById('f').submit()</script>"
-                "</body></html>").encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *_args: Any) -> None:
-        pass
-
-
 @pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
-def test_a_page_on_another_port_cannot_post_the_admins_forms(live_server: Any, browser: Any) -> None:
+def test_a_page_on_another_port_cannot_post_the_admins_forms(
+    live_server: Any, browser: Any, html_page: Callable[[str], str]
+) -> None:
     """Issue 14: the organiser is signed in; a page served from the same host on another port auto-posts the
     void form. SameSite=Strict lets the cookie go (same site); the Origin check and the CSRF token refuse it."""
     store = live_server.app.state.store
@@ -99,16 +81,13 @@ def test_a_page_on_another_port_cannot_post_the_admins_forms(live_server: Any, b
     assert "Audit log" in page.content(), page.content()[:2000]
     page.wait_for_selector("#results")
 
-    _EvilPage.target = f"{live_server.url}/events/{code}/admin/results/{result_id}/void"
-    evil = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _EvilPage)
-    threading.Thread(target=evil.serve_forever, daemon=True).start()
-    try:
-        with page.expect_response(lambda r: r.url == _EvilPage.target) as answer:
-            page.goto(f"http://127.0.0.1:{evil.server_address[1]}/")
-        assert answer.value.status == 403
-    finally:
-        evil.shutdown()
-        evil.server_close()
+    target = f"{live_server.url}/events/{code}/admin/results/{result_id}/void"
+    evil = html_page(f"<!doctype html><html><body><form id=f method=post action='{target}'>"
+                     "<input name=reason value='pwned'></form>"
+                     "<script>document.getElementById('f').submit()</script></body></html>")
+    with page.expect_response(lambda r: r.url == target) as answer:
+        page.goto(evil)
+    assert answer.value.status == 403
     assert store.result(store.event(code), result_id)["void"] is False
     # the organiser's own page still works: same browser, same session, the form from the hub
     page.goto(f"{live_server.url}/events/{code}/admin")

@@ -13,7 +13,6 @@ hostile table and as a careless organiser would (loopback only), then checks the
 
 from __future__ import annotations
 
-import http.server
 import logging
 import random
 import re
@@ -21,10 +20,9 @@ import socket
 import ssl
 import subprocess
 import sys
-import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -156,36 +154,14 @@ def test_a_late_result_for_a_closed_round_waits_for_the_organisers_approval(even
 
 
 # ------------------------------------------------------------------------------------------ the outbox
-class _CaptivePortal(http.server.BaseHTTPRequestHandler):
-    def do_POST(self) -> None:  # noqa: N802 - http.server's name
-        self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        body = b"<html><body>Welcome to Hotel Wi-Fi. Please sign in.</body></html>"
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *_args: Any) -> None:
-        pass
-
-
-@pytest.fixture
-def captive_portal() -> Iterator[str]:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _CaptivePortal)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
-
-
 @pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
 def test_a_captive_portal_leaves_the_result_queued_and_visibly_unsent(
-    event: Event, captive_portal: str, tmp_path: Path
+    event: Event, html_page: Callable[[str], str], tmp_path: Path
 ) -> None:
     """A Wi-Fi sign-in page answered 200 text/html and the outbox marked the game sent: it was lost."""
     from hub.outbox import Credentials
+
+    captive_portal = html_page("<html><body>Welcome to Hotel Wi-Fi. Please sign in.</body></html>")
 
     outbox = Outbox(tmp_path / "tablet.sqlite3")
     join(outbox, event.url, event.code, "Table 1", event.secret)
