@@ -75,6 +75,7 @@ class DragonStats:
     legendary: bool
     vp: int
     coop_teeth: int
+    die: str = "tooth"  # what it rolls: white dragon-tooth dice; a scenario 4 Monk rolls wooden dice
 
     @classmethod
     def from_figure(cls, dragon: Dragon, pack: DataPack, *, mode: Mode, players: int, scenario: int = 0,
@@ -176,7 +177,7 @@ class Fight:
             "dragon": None if self.dragon is None else {
                 "name": self.dragon.name, "colour": self.dragon.colour, "initiative": self.dragon.initiative,
                 "health": self.dragon.health, "dice": self.dragon.dice, "legendary": self.dragon.legendary,
-                "vp": self.dragon.vp, "coop_teeth": self.dragon.coop_teeth,
+                "vp": self.dragon.vp, "coop_teeth": self.dragon.coop_teeth, "die": self.dragon.die,
             },
             "fighters": [{
                 "name": f.name, "gear": f.gear.to_json(), "status": f.status.value, "heroic_monk": f.heroic_monk,
@@ -196,7 +197,7 @@ class Fight:
         d = data.get("dragon")
         dragon = None if d is None else DragonStats(
             name=d["name"], colour=d["colour"], initiative=d["initiative"], health=d["health"], dice=d["dice"],
-            legendary=d["legendary"], vp=d["vp"], coop_teeth=d["coop_teeth"])
+            legendary=d["legendary"], vp=d["vp"], coop_teeth=d["coop_teeth"], die=d.get("die", "tooth"))
         fighters = tuple(Fighter(
             name=f["name"], gear=gear_from_json(f["gear"], pack), status=Status(f["status"]),
             heroic_monk=f["heroic_monk"], monk_from=f["monk_from"],
@@ -521,8 +522,9 @@ def dragon_roll(fight: Fight, dice: DiceRoll, pack: DataPack, *,
         raise CombatError("there is no dragon in a samurai combat")
     if fight.whose_turn() != DRAGON:
         raise CombatError(f"it is not the dragon's roll; next: {fight.whose_turn()}")
-    if any(d.kind != "tooth" for d in dice.dice) or len(dice.dice) != fight.dragon.dice:
-        raise CombatError(f"the {fight.dragon.name} rolls exactly {fight.dragon.dice} white dragon-tooth dice")
+    if any(d.kind != fight.dragon.die for d in dice.dice) or len(dice.dice) != fight.dragon.dice:
+        kind = "white dragon-tooth" if fight.dragon.die == "tooth" else fight.dragon.die
+        raise CombatError(f"the {fight.dragon.name} rolls exactly {fight.dragon.dice} {kind} dice")
     dragon = fight.dragon
     fight = _clear_breaks(fight)
     broken = dice.broken()
@@ -533,7 +535,11 @@ def dragon_roll(fight: Fight, dice: DiceRoll, pack: DataPack, *,
     for name in involved:
         fight = _hit_samurai(fight, name, dice.hits, {"cells": chosen.get(name), "magic": name in magic_choice},
                              pack)
-    if broken:
+    if broken and dragon.die != "tooth":
+        # EN Appendix B scenario 4: a broken result on the Monk's wooden dice gives the player 1 wood.
+        fight = replace(fight, log=fight.log + (f"{broken} broken wooden dice: {', '.join(involved)} "
+                                                f"each take {broken} wood.",))
+    elif broken:
         if fight.mode is Mode.COOP:
             fight = replace(fight, teeth_pool=fight.teeth_pool + broken,
                             log=fight.log + (f"{broken} dragon tooth(s) broke off: the group splits them.",))
@@ -665,6 +671,11 @@ def _check_dragon_defeated(fight: Fight) -> Fight:
         return fight
     dragon = fight.dragon
     winners = [f for f in fight.fighters if f.is_in]
+    if dragon.die != "tooth":
+        # EN Appendix B scenario 4: a conquered Monk goes on the Player Board; no VP, no tooth.
+        fight = replace(fight, health=0, outcome=Outcome.DRAGON_DEFEATED, log=fight.log + (
+            f"The {dragon.name} is conquered by {', '.join(f.name for f in winners)} and joins their Player Board.",))
+        return _finish(fight)
     if fight.mode is Mode.COOP:
         fighters = fight.fighters
         pool = fight.teeth_pool + dragon.coop_teeth

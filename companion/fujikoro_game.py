@@ -324,6 +324,8 @@ class State:
     eruption: tuple[int, ...] = ()  # the lava numbers of the last eruption, while the table answers it
     eruption_answers: tuple[str, ...] = ()  # who was asked about and answered for that eruption
     eruption_unconscious: tuple[str, ...] = ()  # who lay unconscious when the lava erupted
+    hostiles: tuple[tuple[int, Any], ...] = ()  # scenario 7: each hostile Samurai's gear after its last fight
+    hostiles_out: tuple[int, ...] = ()  # scenario 7: the hostile Samurai defeated so far
 
     def dragon(self, dragon_id: str) -> DragonStatus:
         for key, status in self.dragons:
@@ -785,7 +787,9 @@ class FujiKoro:
 
     def _require_scenario(self, state: State, scenario: int, what: str) -> None:
         if state.setup.scenario != scenario:
-            raise CommandError(f"{what} is a rule of scenario {scenario} ({self.pack.scenarios[scenario].name}) only")
+            raise CommandError(
+                f"{what} is a rule of scenario {scenario} ({self.pack.scenarios[scenario].name}) only (EN Appendix B)"
+            )
 
     def _require_coop(self, state: State, what: str) -> None:
         if state.setup.mode is not Mode.COOP:
@@ -1262,6 +1266,8 @@ class FujiKoro:
 
     def _knocked_out(self, state: State, combat: Combat, name: str) -> State:
         """A knocked-out samurai lies unconscious until the start of their next turn (EN p.11, p.12)."""
+        if all(p.name != name for p in state.players):
+            return state  # a hostile Samurai (scenario 7) is no player
         if combat.dragon_attacks and name == state.players[state.current].name:
             return state  # the round's dragon attack came before this player's actions: they resurrect and play
         i = self._player(state, {"player": name})
@@ -1811,6 +1817,8 @@ class FujiKoro:
 
     def _dragon_stats(self, state: State, raw: Any) -> tuple[DragonStats, str | None]:
         mode = self._fight_mode(state)
+        if raw == "monk":
+            return self._monk(state), None
         if isinstance(raw, str):
             figure = self.pack.dragons.get(raw)
             if figure is None:
@@ -1827,6 +1835,22 @@ class FujiKoro:
             'the dragon is a figure id such as "green_1" or typed stats {"health", "initiative", "dice"}'
         )
 
+    def _monk(self, state: State) -> DragonStats:
+        """EN Appendix B scenario 4: a Monk fights with infinite Initiative, 4 Health and 4 wooden dice."""
+        self._require_scenario(state, 4, "Fighting a Monk")
+        extras = self.pack.scenarios[4].extras
+        return DragonStats(
+            name="Monk",
+            colour=None,
+            initiative=MONK_INITIATIVE,
+            health=int(extras.get("monk_health", 4)),
+            dice=int(extras.get("monk_dice", 4)),
+            legendary=False,
+            vp=0,
+            coop_teeth=0,
+            die="wood",
+        )
+
     def _fight_start(self, state: State, command: Command, events: list[tuple[str, Mapping[str, Any]]]) -> State:
         raw = command.get("samurai")
         if not isinstance(raw, list) or not raw:
@@ -1838,7 +1862,14 @@ class FujiKoro:
         mode = self._fight_mode(state)
         extras = self.pack.scenarios[state.setup.scenario].extras
         dragon_attacks = bool(command.get("dragon_attacks", False))
-        if dragon_attacks and mode is FightMode.COMPETITIVE and not extras.get("dragons_move"):
+        monk = command.get("dragon") == "monk"
+        if monk:
+            self._monk(state)  # scenario 4 only
+            if len(indices) > 1:
+                raise CommandError("a Monk Combat can't be joined by other Samurai (EN Appendix B scenario 4)")
+            if any(isinstance(item, dict) and item.get("heroic_monk") not in (None, "none") for item in raw):
+                raise CommandError("a Heroic Monk distracts a Dragon (EN p.10), not another Monk")
+        if dragon_attacks and mode is FightMode.COMPETITIVE and not extras.get("dragons_move") and not monk:
             raise CommandError(
                 "dragons move onto samurai only in the cooperative mode and when dragons are on the move (scenario 2)"
             )
@@ -1905,7 +1936,9 @@ class FujiKoro:
             ) from None
         if not strict:
             fight = _with(fight, least_loss=False)  # rules 1 chose broken cubes one at a time
-        combat = Combat(fight, dragon_id=dragon_id, max_health=stats.health, dragon_attacks=dragon_attacks)
+        combat = Combat(
+            fight, dragon_id=dragon_id, max_health=stats.health, dragon_attacks=dragon_attacks, monk=monk
+        )
         label = dragon_id or stats.name
         events.append(
             (
@@ -1919,10 +1952,16 @@ class FujiKoro:
     def _samurai_fight_start(
         self, state: State, command: Command, events: list[tuple[str, Mapping[str, Any]]]
     ) -> State:
-        if state.setup.mode is Mode.COOP:
+        raw_defender = command.get("defender")
+        hostile = raw_defender.get("hostile") if isinstance(raw_defender, dict) else None
+        if state.setup.mode is Mode.COOP and hostile is None:
             raise CommandError("samurai do not fight each other in the cooperative mode (EN p.14)")
         a_index, attacker = self._fighter_entry(state, command.get("attacker"), "the attacker")
-        d_index, defender = self._fighter_entry(state, command.get("defender"), "the defender")
+        if hostile is not None and isinstance(raw_defender, dict):
+            state, defender = self._hostile(state, raw_defender)
+            d_index = -1
+        else:
+            d_index, defender = self._fighter_entry(state, raw_defender, "the defender")
         if a_index == d_index:
             raise CommandError("a samurai cannot fight themselves")
         if a_index != state.current:
@@ -1933,7 +1972,8 @@ class FujiKoro:
         if state.setup.peaceful:
             raise CommandError("in the Peaceful Variant samurai fight only dragons, never each other (EN p.12)")
         if state.setup.rules >= 2:
-            self._check_can_fight(state, d_index, "be attacked")
+            if d_index >= 0:
+                self._check_can_fight(state, d_index, "be attacked")
             state, first_action = self._fight_move(state, command)
         if first_action is None:
             first_action = len(state.actions) <= 1
@@ -1945,7 +1985,36 @@ class FujiKoro:
             fight = _with(fight, least_loss=False)  # rules 1 chose broken cubes one at a time
         events.append(("fight_started", {"dragon": None, "order": list(fight.order),
                                          "samurai": [f.name for f in fight.fighters]}))
-        return _with(state, combat=Combat(fight))
+        return _with(state, combat=Combat(fight, hostile=int(hostile) if hostile is not None else None))
+
+    def _hostile(self, state: State, raw: Mapping[str, Any]) -> tuple[State, Combatant]:
+        """EN Appendix B scenario 7: a hostile Samurai guards each Temple; damage dealt to it is not repaired."""
+        self._require_scenario(state, 7, "A hostile Samurai")
+        number = raw.get("hostile")
+        if number not in (1, 2, 3):
+            raise CommandError(f"the hostile Samurai are numbered 1 to 3, one per Temple (EN Appendix B scenario 7), "
+                               f"not {number!r}")
+        if number in state.hostiles_out:
+            raise CommandError(
+                f"hostile Samurai {number} is defeated and removed from the game (EN Appendix B scenario 7)"
+            )
+        kept = dict(state.hostiles).get(number)
+        gear = raw.get("gear")
+        if kept is not None and gear is not None and gear != kept:
+            raise CommandError(
+                f"hostile Samurai {number} keeps the damage of earlier fights, which is not repaired "
+                "(EN Appendix B scenario 7); leave out its gear"
+            )
+        if kept is None and not isinstance(gear, dict):
+            raise CommandError(
+                f"hostile Samurai {number} needs its gear for the first fight (EN Appendix B scenario 7)"
+            )
+        data = {**raw, "name": f"Hostile Samurai {number}", "gear": kept if kept is not None else gear}
+        data.pop("hostile", None)
+        try:
+            return state, combatant_from_json(data, self.pack)
+        except CombatError as error:
+            raise CommandError(str(error)) from None
 
     def _fight_roll(self, state: State, command: Command, events: list[tuple[str, Mapping[str, Any]]]) -> State:
         combat = self._active_combat(state)
@@ -2105,6 +2174,13 @@ class FujiKoro:
         if state.setup.rules >= 2:
             state = self._after_fight_turn(state, combat)
             payload["turn_over"] = state.turn_over
+        if fight.dragon is None and combat.hostile is not None:
+            number = combat.hostile
+            hostile_gear = fight.fighters[1].gear.to_json()
+            state = _with(state, hostiles=tuple(sorted({**dict(state.hostiles), number: hostile_gear}.items())))
+            if fight.winner != fight.fighters[1].name:
+                state = _with(state, hostiles_out=(*state.hostiles_out, number))
+                state = self._hostile_defeated(state, {}, events)
         if fight.dragon is None:
             loser = next(f.name for f in fight.fighters if f.name != fight.winner)
             payload.update(
@@ -2116,6 +2192,8 @@ class FujiKoro:
             events.append(("fight_ended", payload))
             return state
         dragon = fight.dragon
+        if combat.monk:
+            return self._monk_fight_ended(state, combat, payload, events)
         if fight.outcome is FightOutcome.DRAGON_DEFEATED:
             names = payload["standing"]
             payload["final_blow"] = combat.final_blow
@@ -2140,6 +2218,22 @@ class FujiKoro:
                 (Kind.DRAGON_HEALTH, {"dragon": label, "health": combat.max_health, "max": combat.max_health})
             )
             state = _with(state, fight=None if combat.dragon_id else state.fight)
+        events.append(("fight_ended", payload))
+        return state
+
+    def _monk_fight_ended(
+        self, state: State, combat: Combat, payload: dict[str, Any], events: list[tuple[str, Mapping[str, Any]]]
+    ) -> State:
+        """EN Appendix B scenario 4: a conquered Monk joins the player's board; a Monk's win costs 5 VP."""
+        fight = combat.fight
+        if fight.outcome is FightOutcome.DRAGON_DEFEATED:
+            events.append(("monk_conquered", {"players": payload["standing"],
+                                              "rule": "the Monk goes on the Player Board (EN Appendix B scenario 4)"}))
+        else:
+            events.append((Kind.DRAGON_HEALTH, {"dragon": "Monk", "health": combat.max_health,
+                                                "max": combat.max_health}))
+            for name in payload["knocked_out"]:
+                state = self._monk_defeat(state, {"player": name}, events)
         events.append(("fight_ended", payload))
         return state
 
@@ -2385,6 +2479,7 @@ class FujiKoro:
 #   fight_cancel {"reason"}: drop the fight without a result.
 
 STEAL_ITEMS = ("blueprint", "monk", "scroll", "resource")
+MONK_INITIATIVE = 10**6  # EN Appendix B scenario 4: "infinite" (the Czech rulebook says 4)
 _BLOCKED_DURING_FIGHT = frozenset(
     {"fight_start", "samurai_fight_start", "end_turn", "dragon_health", "dragon_defeated", "escape", "end_game"}
 )
@@ -2416,6 +2511,8 @@ class Combat:
     stolen: str | None = None
     cancelled: bool = False
     dragon_attacks: bool = False  # a dragon moved onto the samurai (coop, scenario 2): nobody's action
+    monk: bool = False  # scenario 4: the opponent is a Monk to conquer, not a dragon
+    hostile: int | None = None  # scenario 7: the hostile Samurai (1-3) defending
 
     @property
     def is_active(self) -> bool:
@@ -2477,7 +2574,7 @@ def _actor_dice(fight: Fight, who: str, pack: DataPack) -> list[tuple[str, list[
         return [("", [str(fight.fighter(who.removeprefix("monk:")).heroic_monk)])]
     if who == DRAGON:
         assert fight.dragon is not None
-        return [("", ["tooth"] * fight.dragon.dice)]
+        return [("", [fight.dragon.die] * fight.dragon.dice)]
     return fight.dice_to_roll(who, pack)
 
 

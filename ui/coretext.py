@@ -32,6 +32,8 @@ TEMPLATES: tuple[str, ...] = (
     N_("{name}'s weapon loses {kind}"),
     N_("The {dragon} takes {damage} damage: {health} health left."),
     N_("The {dragon} is defeated! {names} share {teeth} dragon teeth (with the fight's broken teeth: {pool})."),
+    N_("{n} broken wooden dice: {names} each take {each} wood."),
+    N_("The {dragon} is conquered by {names} and joins their Player Board."),
     N_("The {dragon} is defeated! {names} each receive {vp} VP and a dragon tooth."),
     N_("The {dragon} rolls {dice}."),
     N_("{n} dragon tooth(s) broke off: the group splits them."),
@@ -130,6 +132,12 @@ TEMPLATES: tuple[str, ...] = (
     N_("{name} escaped the volcano, so the lava cannot reach them (EN p.13)"),
     N_("{name} is already moved off this eruption's lava (EN p.13)"),
     N_("{name} lies unconscious, and an unconscious samurai on erupting lava perishes (EN p.13)"),
+    N_("{what} is a rule of scenario {n} ({name}) only (EN Appendix B)"),
+    N_("hostile Samurai {n} keeps the damage of earlier fights, which is not repaired (EN Appendix B "
+       "scenario 7); leave out its gear"),
+    N_("hostile Samurai {n} is defeated and removed from the game (EN Appendix B scenario 7)"),
+    N_("hostile Samurai {n} needs its gear for the first fight (EN Appendix B scenario 7)"),
+    N_("Hostile Samurai {n}"),
     # Commands as the log and the Undo button name them (companion.fujikoro_game)
     N_("Start the game"),
     N_("End the game ({reason})"),
@@ -220,6 +228,11 @@ WORDS: tuple[str, ...] = (
        "Magical Helmet, Weapon and Sandals to random Blueprints, Blueprints beside the board and their "
        "tokens in its Backpack (EN Appendix B scenario 7)."),
     N_("Peaceful Variant: samurai fight only dragons, never each other (EN p.12)."),
+    N_("Monk"),
+    N_("Fighting a Monk"),
+    N_("A hostile Samurai"),
+    N_("a Monk Combat can't be joined by other Samurai (EN Appendix B scenario 4)"),
+    N_("a Heroic Monk distracts a Dragon (EN p.10), not another Monk"),
     N_("the Lava Phase begins"),
     N_("the final chapter begins"),
     N_("the Rope appears"),

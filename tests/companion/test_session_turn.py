@@ -558,3 +558,90 @@ def test_the_peaceful_variant_is_on_the_checklist_and_refuses_samurai_combat_p12
         "Peaceful Variant",
         "EN p.12",
     )
+
+
+# ---- 10. Scenario 4: the Monk combat (EN Appendix B scenario 4) ----------------------------------
+
+
+def test_scenario_4_monk_combat_infinite_initiative_4_health_4_wooden_dice_appendix_b() -> None:
+    s = game(("A", "B"), scenario=4)
+    act(s, "move")
+    refused(s, {"type": "fight_start", "dragon": "monk",
+                "samurai": [{"player": "A", "gear": STRONG}, {"player": "B", "gear": STRONG}]},
+            "can't be joined", "EN Appendix B scenario 4")
+    s.do({"type": "fight_start", "dragon": "monk", "samurai": [{"player": "A", "gear": STRONG}]})
+    fight = s.state.combat.fight
+    assert fight.order[0] == "dragon" and fight.health == 4  # the Monk always rolls first
+    assert s.state_json()["combat"]["dice_to_roll"] == [{"hand": "", "dice": ["wood"] * 4}]
+    applied = s.do({"type": "fight_roll", "dice": [1, 1, 0, "0b"]})  # 2 hits; a broken result: A takes 1 wood
+    assert any("take 1 wood" in line for line in s.state.combat.fight.log)
+    assert applied.record.description.startswith("Dragon rolls 4 dice")
+    s.do({"type": "fight_roll", "dice": [["wood", 1], ["wood", 1], ["metal", 2], ["metal", 0], ["metal", 0]]})
+    out = s.state_json()
+    assert out["combat"]["outcome"] == "dragon_defeated" and out["scores"]["A"] == 0  # conquered: no VP
+    act(s, "gather")  # the fight was the first action and A stands
+
+
+def test_a_monk_that_defeats_a_samurai_costs_5_vp_and_knocks_them_out_appendix_b_scenario_4() -> None:
+    s = game(("A", "B"), scenario=4)
+    s.do({"type": "vp", "player": "A", "points": 6, "reason": "test: some VP to lose"})
+    act(s, "move")
+    s.do({"type": "fight_start", "dragon": "monk", "samurai": [{"player": "A", "gear": WEAK}]})
+    s.do({"type": "fight_roll", "dice": [1, 1, 1, 0]})
+    out = s.state_json()
+    assert out["combat"]["outcome"] == "samurai_lost" and out["scores"]["A"] == 1
+    assert out["players"][0]["unconscious"] is True and out["turn_over"]
+
+
+def test_the_monk_is_scenario_4_only() -> None:
+    s = game(("A", "B"))
+    refused(s, {"type": "fight_start", "dragon": "monk", "samurai": [{"player": "A", "gear": STRONG}]},
+            "scenario 4")
+
+
+# ---- 10. Scenario 7: the hostile Samurai keep their damage (EN Appendix B scenario 7, p.12) ------------
+
+
+HOSTILE = {"helmet": ["MM"], "weapon_left": ["WWM"]}
+
+
+def test_scenario_7_damage_to_a_hostile_samurai_is_not_repaired_between_fights_appendix_b() -> None:
+    s = game(("Ronin",), mode="coop", scenario=7)
+    act(s, "move")
+    s.do({"type": "samurai_fight_start", "attacker": {"player": "Ronin", "gear": STRONG},
+          "defender": {"hostile": 1, "gear": HOSTILE}})
+    fight = s.state.combat.fight
+    assert [f.name for f in fight.fighters] == ["Ronin", "Hostile Samurai 1"]
+    first = fight.whose_turn()
+    # The hostile samurai's helmet absorbs 2 of the Ronin's hits; then the Ronin's weapon breaks and they surrender.
+    if first == "Hostile Samurai 1":
+        s.do({"type": "fight_roll", "dice": [["wood", 0], ["wood", 0], ["metal", 0]]})
+    s.do({"type": "fight_roll", "dice": [["wood", "0b"], ["wood", 1], ["metal", 2]]})
+    if s.state.combat.is_active:
+        s.do({"type": "fight_surrender", "player": "Ronin"})
+    kept = s.state.hostiles[0][1]
+    assert "M" not in "".join(kept["helmet"])  # 3 hits took both metal cubes of its helmet
+    s.do({"type": "end_turn"})
+    act(s, "move")
+    refused(s, {"type": "samurai_fight_start", "attacker": {"player": "Ronin", "gear": STRONG},
+                "defender": {"hostile": 1, "gear": HOSTILE}}, "not repaired", "EN Appendix B scenario 7")
+    s.do({"type": "samurai_fight_start", "attacker": {"player": "Ronin", "gear": STRONG}, "defender": {"hostile": 1}})
+    assert s.state.combat.fight.fighters[1].gear.to_json() == kept
+
+
+def test_defeating_a_hostile_samurai_counts_for_the_objective_appendix_b_scenario_7() -> None:
+    s = game(("Ronin",), mode="coop", scenario=7)
+    act(s, "move")
+    s.do({"type": "samurai_fight_start", "attacker": {"player": "Ronin", "gear": STRONG},
+          "defender": {"hostile": 2, "gear": {"helmet": ["W"], "weapon_left": ["WW"]}}})
+    while s.state.combat.is_active:
+        who = s.state.combat.fight.whose_turn()
+        s.do({"type": "fight_roll", "dice": [["wood", 1], ["wood", 1], ["metal", 2]] if who == "Ronin"
+              else [["wood", 0], ["wood", 0]]})
+    assert s.state.hostile_defeated == 1 and s.state.hostiles_out == (2,)
+    s.do({"type": "fight_steal", "item": "blueprint"})
+    act(s, "gather")  # the fight was the first action and the Ronin stands (EN p.11)
+    s.do({"type": "end_turn"})
+    act(s, "move")
+    refused(s, {"type": "samurai_fight_start", "attacker": {"player": "Ronin", "gear": STRONG},
+                "defender": {"hostile": 2}}, "removed from the game")
