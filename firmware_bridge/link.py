@@ -440,14 +440,14 @@ def _reader_class() -> type[Any]:
     """
     import serial.threaded
 
-    class _LinkReader(serial.threaded.ReaderThread):  # type: ignore[misc]
+    class _LinkReader(serial.threaded.ReaderThread):
         def run(self) -> None:
             try:
                 super().run()
             except Exception as error:  # noqa: BLE001 - whatever ended the loop, the port is unusable
                 self.alive = False
                 protocol: Any = getattr(self, "protocol", None)
-                self.protocol = None
+                self.protocol = None  # type: ignore[assignment]  # stubs say Protocol; None means gone
                 if protocol is not None:
                     protocol.connection_lost(error)
 

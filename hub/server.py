@@ -931,7 +931,7 @@ def uvicorn_config(app: Any, settings: HubSettings, *, log_level: str = "info", 
     config = uvicorn.Config(app, log_level=log_level, access_log=access_log, server_header=False,
                             http=GuardedH11Protocol, log_config=log_config(), timeout_keep_alive=5,
                             ssl_certfile=tls_cert, ssl_keyfile=tls_key, **kwargs)
-    config.hub_guard = guard  # type: ignore[attr-defined] - read by GuardedH11Protocol
+    setattr(config, "hub_guard", guard)  # noqa: B010 - read by GuardedH11Protocol (uvicorn has no slot for it)
     return config
 
 
