@@ -121,3 +121,48 @@ def test_an_eruption_asks_the_table_player_by_player_p13() -> None:
     assert model.eruption_player == "Botan"
     model.lava_hit("moved")
     assert game.state["eruption"]["answered"] == ["Botan"]
+
+
+class FakeGameWithFights(FakeGame):
+    __events__ = ("on_game_event",)
+    path = StringProperty("game.fujikoro-game")
+    open_game = ObjectProperty(None, allownone=True)
+
+    def on_game_event(self, *_: Any) -> None:
+        pass
+
+
+class NoGear:
+    def gear_of(self, name: str) -> Any:
+        raise AssertionError("no fight may start")
+
+
+def test_the_combat_model_says_why_no_fight_can_start_and_who_cannot_join_p11() -> None:
+    from ui.viewmodels.combat import CombatModel
+
+    session = Session(FujiKoro(PACK), {"players": ["Aiko", "Botan", "Chiyo"], "rules": RULES_VERSION},
+                      new_seed=lambda: 1)
+    game = FakeGameWithFights(session)
+    model = CombatModel(game, FakePack(), NoGear())
+    assert model.start_reason == ""
+    try:
+        _fight_and_join(model, game)
+    finally:
+        model.close()
+
+
+def _fight_and_join(model: Any, game: FakeGameWithFights) -> None:
+    # Aiko is knocked out by a dragon in her own turn: the turn is over, and she lies unconscious.
+    game.do({"type": "fight_start", "dragon": {"health": 9, "initiative": 20, "dice": 1},
+             "samurai": [{"player": "Aiko", "gear": {"helmet": ["W"], "weapon_left": ["WW"]}}]})
+    game.do({"type": "fight_roll", "dice": [3]})
+    assert "knocked out in their own turn" in model.start_reason and "EN p.11" in model.start_reason
+    model.start()
+    assert model.message == model.start_reason
+    model.end_fight()  # "New fight": the ended fight is put away
+    game.do({"type": "end_turn"})
+    assert model.start_reason == "" and model.participants[0]["name"] == "Botan"
+    aiko = next(p for p in model.participants if p["name"] == "Aiko")
+    assert "unconscious" in aiko["reason"] and not aiko["joined"]
+    model.toggle_join(model.participants.index(aiko))
+    assert "unconscious" in model.message

@@ -86,6 +86,8 @@ class CombatModel(EventDispatcher):  # type: ignore[misc]
     odds_text = StringProperty("")
     odds = DictProperty({})
     message = StringProperty("")
+    # Why the active player cannot start a fight now ("" when they can), the rules engine's sentence.
+    start_reason = StringProperty("")
     can_retreat = ListProperty([])
     recorded = BooleanProperty(False)  # the fight is over and the session has scored it
     apply_ms = NumericProperty(0.0)  # how long handling the last dragon roll took on the UI thread
@@ -109,6 +111,7 @@ class CombatModel(EventDispatcher):  # type: ignore[misc]
         self.pack = pack_model.pack
         pack_model.bind(pack=lambda _m, pack: setattr(self, "pack", pack))
         game.bind(players=self._on_players, current_player=self._on_players, state=self._on_state)
+        game.bind(state=self._on_reasons)
         game.bind(on_game_event=self._on_game_event)
         tr.bind(language=lambda *_: self._relanguage())
         self.dragon_id = next(iter(self.pack.dragons))
@@ -137,9 +140,27 @@ class CombatModel(EventDispatcher):  # type: ignore[misc]
             old = {n: {"monk": p.get("monk")} for n, p in old.items()}  # a new attacker: only they fight at first
         self.participants = [
             {"name": n, "joined": i == 0 or bool(old.get(n, {}).get("joined", False)),
-             "monk": old.get(n, {}).get("monk")}
+             "monk": old.get(n, {}).get("monk"), "reason": ""}
             for i, n in enumerate(names)
         ]
+        self._on_reasons()
+
+    def _on_reasons(self, *_: Any) -> None:
+        """Why the fight cannot start, and who cannot join (unconscious, escaped): EN p.10-13."""
+        why = (self._game.state or {}).get("why_not") or {}
+        fight = why.get("fight")
+        self.start_reason = coretext.translate(fight) if fight else ""
+        joins = why.get("join") or {}
+        people = []
+        changed = False
+        for i, p in enumerate(self.participants):
+            text = joins.get(p["name"]) if i > 0 else None
+            reason = coretext.translate(text) if text else ""
+            entry = {**p, "reason": reason, "joined": p["joined"] and not reason}
+            changed = changed or entry != p
+            people.append(entry)
+        if changed:
+            self.participants = people
 
     def choose_dragon(self, dragon_id: str) -> None:
         self.custom = dragon_id == "custom"
@@ -148,6 +169,9 @@ class CombatModel(EventDispatcher):  # type: ignore[misc]
 
     def toggle_join(self, index: int) -> None:
         people = [dict(p) for p in self.participants]
+        if people[index].get("reason"):
+            self.message = people[index]["reason"]
+            return
         people[index]["joined"] = not people[index]["joined"]
         self.participants = people
 
@@ -181,6 +205,9 @@ class CombatModel(EventDispatcher):  # type: ignore[misc]
     def start(self) -> None:
         """``fight_start`` in the session: the chosen dragon, the joined samurai with their gear and monks."""
         joined = [p for p in self.participants if p["joined"]]
+        if self.start_reason:
+            self.message = self.start_reason
+            return
         if not joined:
             self.message = tr._("Choose at least one samurai to fight")
             return

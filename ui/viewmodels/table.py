@@ -193,6 +193,8 @@ class TableModel(EventDispatcher):  # type: ignore[misc]
                             ("explore_2", "explore"), ("explore_3", "explore"), ("end_turn", "end_turn"),
                             ("scroll", "scroll"), ("gear_card_vp", "gear_card_vp"), ("fight", "fight")):
             text = why.get(source) if self.can_act else None
+            if key == "fight" and (state.get("combat") or {}).get("active"):
+                text = None  # the Fight button also leads to the fight being played
             reasons[key] = coretext.translate(text) if text else ""
         self.reasons = reasons
         shown: list[str] = []
