@@ -9,12 +9,12 @@ The shipped default is ``firmware/ledmap.json``; a user copy ``ledmap.json`` in 
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from companion.paths import app_paths
 from firmware_bridge.firmware import protocol
 
 DEFAULT_PATH = Path(__file__).resolve().parent / "firmware" / "ledmap.json"
@@ -121,12 +121,7 @@ def default() -> LedMap:
 
 def user_path() -> Path:
     """Where the group's own LED map lives (it need not exist)."""
-    override = os.environ.get("FUJIKORO_CONFIG_DIR")
-    if override:
-        return Path(override) / "ledmap.json"
-    import platformdirs
-
-    return Path(platformdirs.user_config_dir("fujikoro")) / "ledmap.json"
+    return app_paths().ledmap
 
 
 def configured(path: Path | str | None = None) -> LedMap:

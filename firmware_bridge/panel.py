@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from companion.paths import app_paths
 from firmware_bridge.commands import Button, command_for
 
 DEFAULT_PINS = Path(__file__).resolve().parent / "panel_pins.toml"
@@ -49,12 +50,7 @@ class PanelPins:
 
 def user_pins_path() -> Path:
     """The group's own pin file (``panel_pins.toml`` in the config dir); it need not exist."""
-    override = os.environ.get("FUJIKORO_CONFIG_DIR")
-    if override:
-        return Path(override) / "panel_pins.toml"
-    import platformdirs
-
-    return Path(platformdirs.user_config_dir("fujikoro")) / "panel_pins.toml"
+    return app_paths().panel_pins
 
 
 def load_pins(path: Path | str | None = None) -> PanelPins:

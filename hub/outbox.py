@@ -12,7 +12,6 @@ dropped silently. Live scores coalesce: only the newest pending update of a game
 from __future__ import annotations
 
 import json
-import os
 import random
 import socket
 import sqlite3
@@ -98,12 +97,9 @@ class OutboxStatus:
 
 def default_outbox_path() -> Path:
     """Where the tablet keeps its outbox: FUJIKORO_DATA_DIR or the platform's user data folder."""
-    base = os.environ.get("FUJIKORO_DATA_DIR")
-    if not base:
-        import platformdirs
+    from companion.paths import app_paths
 
-        base = platformdirs.user_data_dir("fujikoro")
-    return Path(base) / "hub-outbox.sqlite3"
+    return app_paths().hub_outbox
 
 
 _SCHEMA = """

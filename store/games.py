@@ -5,23 +5,16 @@
 
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 
-import platformdirs
-
+from companion.paths import app_paths
 from store.gamelog import SUFFIX
-
-APP_NAME = "fujikoro"
-ENV_DATA_DIR = "FUJIKORO_DATA_DIR"
 
 
 def games_dir() -> Path:
     """The folder of game files: FUJIKORO_DATA_DIR/games, or the platform's user data dir/games."""
-    override = os.environ.get(ENV_DATA_DIR)
-    base = Path(override) if override else Path(platformdirs.user_data_dir(APP_NAME))
-    return base / "games"
+    return app_paths().games
 
 
 def new_game_path(directory: Path | None = None, *, now: float | None = None) -> Path:

@@ -12,23 +12,19 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-import platformdirs
 import tomli_w
 
 from companion.datapack import DataPackError
-
-APP_NAME = "fujikoro"
-ENV_CONFIG_DIR = "FUJIKORO_CONFIG_DIR"
+from companion.paths import app_paths
 
 
 def config_dir() -> Path:
-    """Where settings and corrections live; FUJIKORO_CONFIG_DIR overrides the platform default."""
-    override = os.environ.get(ENV_CONFIG_DIR)
-    return Path(override) if override else Path(platformdirs.user_config_dir(APP_NAME))
+    """Where settings and corrections live (:mod:`companion.paths`)."""
+    return app_paths().config
 
 
 def overrides_path() -> Path:
-    return config_dir() / "data-overrides.toml"
+    return app_paths().data_overrides
 
 
 def read_overrides(path: Path | None = None) -> dict[str, Any]:

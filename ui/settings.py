@@ -1,6 +1,6 @@
 """The tablet app's own settings: language, device connections, sounds, convention hub, last game.
 
-Stored as TOML next to the group's data corrections, in :func:`store.overrides.config_dir` (the
+Stored as TOML next to the group's data corrections, in the config folder of :mod:`companion.paths` (the
 platformdirs user config dir, e.g. ``~/.config/fujikoro/app.toml`` on Linux; ``FUJIKORO_CONFIG_DIR``
 moves it). Written atomically
 (temp file + rename) so a crash while saving never leaves a half file; an unreadable file is set aside
@@ -20,10 +20,8 @@ from typing import Any
 
 import tomli_w
 
-from store.overrides import config_dir
+from companion.paths import app_paths
 from ui.i18n import Language
-
-FILE_NAME = "app.toml"
 
 
 class SettingsError(ValueError):
@@ -66,7 +64,7 @@ def _check(key: str, value: Any) -> None:
 
 
 def settings_path() -> Path:
-    return config_dir() / FILE_NAME
+    return app_paths().settings
 
 
 def load(path: Path | None = None) -> Settings:

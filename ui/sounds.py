@@ -13,7 +13,6 @@ machine without a working audio output (no sound card, no ALSA device) gets one 
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -52,9 +51,9 @@ def cue_for(event: Event) -> str | None:
 
 
 def default_folder() -> Path:
-    from platformdirs import user_cache_dir
+    from companion.paths import app_paths
 
-    return Path(os.environ.get("FUJIKORO_CACHE_DIR", user_cache_dir("fujikoro"))) / "sounds"
+    return app_paths().sounds
 
 
 class SoundBoard:

@@ -16,7 +16,6 @@ are imported inside the handlers so ``fujikoro --help`` stays fast.
 from __future__ import annotations
 
 import argparse
-import os
 import socket
 import sys
 from pathlib import Path
@@ -29,15 +28,9 @@ DEFAULT_PORT = 8765
 
 def default_db() -> str:
     """$FUJIKORO_HUB_DB, else hub.sqlite3 in $FUJIKORO_DATA_DIR or the platform's user data folder."""
-    env = os.environ.get("FUJIKORO_HUB_DB")
-    if env:
-        return env
-    data_dir = os.environ.get("FUJIKORO_DATA_DIR")
-    if not data_dir:
-        import platformdirs
+    from companion.paths import app_paths
 
-        data_dir = platformdirs.user_data_dir("fujikoro")
-    return str(Path(data_dir) / "hub.sqlite3")
+    return app_paths().hub_db
 
 
 def register(subparsers: Any) -> None:
