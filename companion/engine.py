@@ -47,6 +47,11 @@ class GameOverError(CommandError):
     """The game has ended: no more commands (undo still works)."""
 
 
+class StaleInputError(CommandError):
+    """Input that answered an older state than the game's (a tray roll or a button pressed while the
+    table still showed the state before): refused, nothing changed."""
+
+
 class ReplayError(ValueError):
     """A stored log does not replay: a record is malformed or a command no longer applies."""
 
@@ -239,8 +244,18 @@ class Session(Generic[S]):
         return bool(self._done) and self._done[-1].automated
 
     # ---- changing -------------------------------------------------------------------------
-    def do(self, command: Command) -> Applied:
-        """Validate, apply and log one command. Raises CommandError (nothing changes) if rejected."""
+    def check_fresh(self, expected_state_id: int | None) -> None:
+        """Refuse input that was meant for another state than the current one (None: no check)."""
+        if expected_state_id is not None and expected_state_id != self.state_id:
+            raise StaleInputError(
+                f"this input answered state {expected_state_id}, but the game is at state {self.state_id} now; "
+                "nothing was changed - look at the table and try again"
+            )
+
+    def do(self, command: Command, *, expected_state_id: int | None = None) -> Applied:
+        """Validate, apply and log one command. Raises CommandError (nothing changes) if rejected, and
+        :class:`StaleInputError` if ``expected_state_id`` is given and is not the current state's id."""
+        self.check_fresh(expected_state_id)
         if not isinstance(command, Mapping) or not isinstance(command.get("type"), str):
             raise CommandError('a command is a JSON object with a "type", such as {"type": "end_turn"}')
         state = self.state
@@ -262,7 +277,8 @@ class Session(Generic[S]):
         self._redo.clear()
         return Applied(record, self._stamp(outcome.events, record.seq))
 
-    def undo(self, *, force: bool = False) -> Applied:
+    def undo(self, *, force: bool = False, expected_state_id: int | None = None) -> Applied:
+        self.check_fresh(expected_state_id)
         if not self._done:
             raise NothingToUndoError("there is nothing to undo")
         target = self._done[-1]
@@ -276,7 +292,8 @@ class Session(Generic[S]):
         self._redo.append(self._done.pop())
         return Applied(record, self._reset_events(record.seq))
 
-    def redo(self) -> Applied:
+    def redo(self, *, expected_state_id: int | None = None) -> Applied:
+        self.check_fresh(expected_state_id)
         if not self._redo:
             raise NothingToUndoError("there is nothing to redo")
         target = self._redo[-1]

@@ -22,6 +22,7 @@ from companion.engine import (
     ReplayError,
     Result,
     Session,
+    StaleInputError,
     UndoBarrierError,
     parse_command,
 )
@@ -118,6 +119,23 @@ def test_a_rejected_command_changes_nothing_and_is_not_logged() -> None:
     with pytest.raises(CommandError, match="positive"):
         session.do({"type": "add", "n": -1})
     assert session.state == Tally(1) and len(journal.records) == 1 and session.state_id == 1
+
+
+def test_input_meant_for_an_older_state_is_refused_and_changes_nothing() -> None:
+    """A tray roll or a button that answered state 1 must not be applied to state 2 (issue 16: stale tray
+    dice were applied to a newer state)."""
+    journal = ListJournal()
+    session: Session[Tally] = Session(Counter(), {}, journal=journal)
+    session.do({"type": "add", "n": 1}, expected_state_id=0)
+    session.do({"type": "add", "n": 2})
+    for stale in (lambda: session.do({"type": "add", "n": 5}, expected_state_id=1),
+                  lambda: session.undo(expected_state_id=1)):
+        with pytest.raises(StaleInputError, match="state 1.*state 2"):
+            stale()
+    assert session.state == Tally(3) and session.state_id == 2 and len(journal.records) == 2
+    session.undo(expected_state_id=2)
+    session.redo(expected_state_id=3)
+    assert session.state == Tally(3)
 
 
 def test_a_journal_failure_leaves_the_session_where_it_was() -> None:
