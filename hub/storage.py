@@ -38,6 +38,8 @@ from hub.schema import GameResult, LiveUpdate, PaperResult, PlayerResult, _check
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 JOIN_SECRET_LENGTH = 10  # 32^10 = 2^50: out of reach of guessing through the join rate limit
+#: A bound on what one leaked join secret can create (the largest conventions have a few hundred tables).
+MAX_TABLES_PER_EVENT = 500
 #: An organiser's browser stays signed in for one convention day.
 ADMIN_SESSION_SECONDS = 12 * 3600
 
@@ -261,6 +263,13 @@ class HubStore:
                 table_id = existing.id
                 action = "table_rejoined"
             else:
+                tables = connection.execute(
+                    sa.select(sa.func.count()).select_from(db.tables).where(db.tables.c.event_id == event.id)
+                ).scalar_one()
+                if tables >= MAX_TABLES_PER_EVENT:
+                    raise ConflictError(
+                        f"this event has {tables} tables already; the organiser can delete unused ones"
+                    )
                 table_id = _new_id(connection.execute(
                     sa.insert(db.tables).values(
                         event_id=event.id,

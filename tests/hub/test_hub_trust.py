@@ -540,3 +540,15 @@ def test_hub_serves_https_with_a_certificate(tmp_path: Path) -> None:
     finally:
         process.terminate()
         process.wait(timeout=15)
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+def test_a_leaked_join_secret_cannot_create_tables_without_end(event: Event, monkeypatch: pytest.MonkeyPatch) -> None:
+    import hub.storage
+
+    monkeypatch.setattr(hub.storage, "MAX_TABLES_PER_EVENT", 3)
+    for n in range(3):
+        event.table(f"Table {n}")
+    refused = event.join("Table 99")
+    assert refused.status_code == 409 and "3 tables" in refused.json()["message"]
+    assert event.join("Table 1").status_code == 201  # a table that joined may join again
