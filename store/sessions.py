@@ -23,6 +23,16 @@ def _factory(header: Header, factories: Mapping[str, GameFactory]) -> GameFactor
         raise StoreError(f"this app cannot play {header.game!r} games; it knows {', '.join(factories)}") from None
 
 
+def factories() -> dict[str, GameFactory]:
+    """Every game the registry knows, as builders of its rules from a stored header."""
+    from companion.registry import games
+
+    def builder(module: Any) -> GameFactory:
+        return lambda header: module.rules(header.data)
+
+    return {name: builder(module) for name, module in games().items()}
+
+
 def new_session(
     path: Path | str,
     header: Header,

@@ -100,40 +100,29 @@ class OpenGame:
 # ---- the store ------------------------------------------------------------------------------
 
 
-def _factories() -> dict[str, Any]:
-    from companion.fujikoro_game import GAME_NAME, game_from_pack_raw
-    from store.gamelog import Header
-
-    def fujikoro(header: Header) -> Any:
-        return game_from_pack_raw(header.data.get("pack"))
-
-    return {GAME_NAME: fujikoro}
-
-
-def create(setup: GameSetup, directory: Path | None = None) -> OpenGame:
-    """A new game file in the games folder, with the group's data pack stored in its header."""
-    from companion.datapack import load
-    from companion.fujikoro_game import GAME_NAME
+def create(setup: GameSetup, directory: Path | None = None, game: str = "fujikoro") -> OpenGame:
+    """A new game file in the games folder, with the game's data (and the group's corrections) in its header."""
+    from companion.registry import game as game_module
     from store.gamelog import Header
     from store.games import new_game_path
     from store.overrides import read_overrides
-    from store.sessions import new_session
+    from store.sessions import factories, new_session
 
-    pack = load(read_overrides())
-    header = Header(GAME_NAME, pack.version, setup.config(), {"pack": pack.raw}, created_at=time.time())
+    made = game_module(game).new_game(read_overrides())
+    header = Header(game, made.version, setup.config(), made.data, created_at=time.time())
     path = new_game_path(directory)
     path.parent.mkdir(parents=True, exist_ok=True)
-    file, session = new_session(path, header, _factories())
+    file, session = new_session(path, header, factories())
     return OpenGame(str(path), session, file)
 
 
 def open_game(path: str) -> OpenGame:
     """Open (replay) a game file; FileNotFoundError when it is gone."""
-    from store.sessions import open_session
+    from store.sessions import factories, open_session
 
     if not Path(path).is_file():
         raise FileNotFoundError(path)
-    file, session = open_session(path, _factories())
+    file, session = open_session(path, factories())
     return OpenGame(str(path), session, file)
 
 

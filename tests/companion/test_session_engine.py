@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import random
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from counter_game import Counter, Tally
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -16,11 +14,9 @@ from companion.engine import (
     CommandError,
     GameOverError,
     NothingToUndoError,
-    Outcome,
     Record,
     RecordKind,
     ReplayError,
-    Result,
     Session,
     StaleInputError,
     UndoBarrierError,
@@ -35,50 +31,7 @@ def fuji(players: tuple[str, ...] = ("A", "B", "C"), **config: Any) -> Session[A
     return Session(FujiKoro(default_pack()), {"players": list(players), **config}, new_seed=lambda: next(seeds))
 
 
-# A tiny second game proves the engine knows nothing of Fuji Koro.
-@dataclass(frozen=True, slots=True)
-class Tally:
-    total: int = 0
-
-
-class Counter:
-    name = "counter"
-    version = "1"
-
-    def setup(self, config: Mapping[str, Any]) -> Tally:
-        return Tally(int(config.get("start", 0)))
-
-    def prepare(self, state: Tally, command: Mapping[str, Any], new_seed: Callable[[], int]) -> dict[str, Any]:
-        out = dict(command)
-        if out["type"] == "random" and "seed" not in out:
-            out["seed"] = new_seed()
-        return out
-
-    def apply(self, state: Tally, command: Mapping[str, Any]) -> Outcome[Tally]:
-        if command["type"] == "add":
-            if command["n"] < 0:
-                raise CommandError("only positive numbers are added")
-            return Outcome(Tally(state.total + command["n"]), (("added", {"n": command["n"]}),))
-        if command["type"] == "random":
-            return Outcome(Tally(state.total + random.Random(command["seed"]).randint(1, 6)))
-        raise CommandError("unknown command")
-
-    def describe(self, state: Tally, command: Mapping[str, Any]) -> str:
-        return f"{command['type']} {command.get('n', '')}".strip()
-
-    def is_automated_random(self, command: Mapping[str, Any]) -> bool:
-        return bool(command["type"] == "random")
-
-    def is_over(self, state: Tally) -> bool:
-        return state.total >= 100
-
-    def state_json(self, state: Tally) -> dict[str, Any]:
-        return {"total": state.total}
-
-    def result(self, state: Tally) -> Result | None:
-        return None
-
-
+# A tiny second game (tests/counter_game) proves the engine knows nothing of Fuji Koro.
 class ListJournal:
     def __init__(self, fail: bool = False) -> None:
         self.records: list[Record] = []

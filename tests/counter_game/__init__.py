@@ -1,0 +1,72 @@
+"""A tiny second game: a counter. It proves the platform knows no game: it registers itself and plays
+through the session engine and the store with no change to any shared file.
+
+Commands: ``{"type": "add", "n": 3}`` adds (only positive numbers), ``{"type": "random"}`` adds a die
+the app rolls (an undo barrier, seeded in the log); the game is over at 100.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from companion.engine import CommandError, Outcome, Result
+from companion.registry import GameModule, NewGame, register
+
+
+@dataclass(frozen=True, slots=True)
+class Tally:
+    total: int = 0
+
+
+class Counter:
+    name = "counter"
+    version = "1"
+
+    def __init__(self, goal: int = 100) -> None:
+        self.goal = goal
+
+    def setup(self, config: Mapping[str, Any]) -> Tally:
+        return Tally(int(config.get("start", 0)))
+
+    def prepare(self, state: Tally, command: Mapping[str, Any], new_seed: Callable[[], int]) -> dict[str, Any]:
+        out = dict(command)
+        if out["type"] == "random" and "seed" not in out:
+            out["seed"] = new_seed()
+        return out
+
+    def apply(self, state: Tally, command: Mapping[str, Any]) -> Outcome[Tally]:
+        if command["type"] == "add":
+            if command["n"] < 0:
+                raise CommandError("only positive numbers are added")
+            return Outcome(Tally(state.total + command["n"]), (("added", {"n": command["n"]}),))
+        if command["type"] == "random":
+            return Outcome(Tally(state.total + random.Random(command["seed"]).randint(1, 6)))
+        raise CommandError("unknown command")
+
+    def describe(self, state: Tally, command: Mapping[str, Any]) -> str:
+        return f"{command['type']} {command.get('n', '')}".strip()
+
+    def is_automated_random(self, command: Mapping[str, Any]) -> bool:
+        return bool(command["type"] == "random")
+
+    def is_over(self, state: Tally) -> bool:
+        return state.total >= self.goal
+
+    def state_json(self, state: Tally) -> dict[str, Any]:
+        return {"total": state.total}
+
+    def result(self, state: Tally) -> Result | None:
+        return None
+
+
+GAME = GameModule(
+    name="counter",
+    title="Counter",
+    rules=lambda data: Counter(int(data.get("goal", 100))),
+    new_game=lambda _overrides: NewGame("1", {"goal": 100}),
+    players=(1, 1),
+)
+register(GAME)
