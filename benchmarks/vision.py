@@ -2,8 +2,12 @@
 
     python benchmarks/vision.py                 # 300 photos, 4000x3000, seed 2026 (rendered once, cached)
     python benchmarks/vision.py --count 40 --size 2000x1500
+    python benchmarks/vision.py --renderer second   # 100 photos of the independent renderer's test seed
+    python benchmarks/vision.py --labelled FOLDER   # photos saved by `fujikoro vision collect`
 
-The photos are rendered by vision.synth into a cache directory (not in the repository) the first time;
+The photos are rendered by vision.synth (``--renderer second``: vision.synth2, an independent renderer the
+reader is never tuned on; its test seed is synth2.TEST_SEED, tuning may only use synth2.TUNE_SEEDS) into a
+cache directory (not in the repository) the first time;
 later runs only read them. Each set's folder name carries a short hash of its render conditions, seed and
 the renderer's version, so a changed renderer or changed conditions never read a stale cache.
 
@@ -58,6 +62,9 @@ def has_defect(truth: dict[str, object]) -> bool:
     return render.get("glare_mm") is not None or blur > HEAVY_BLUR_PX
 
 
+READ_UNFAMILIAR = False
+
+
 def evaluate(paths: list[Path], verbose: bool, net: bool = True) -> dict[str, object]:
     template = load_template()
     times, cpu_times, cells, wrong, confident_wrong, boards_ok = [], [], 0, 0, 0, 0
@@ -74,7 +81,7 @@ def evaluate(paths: list[Path], verbose: bool, net: bool = True) -> dict[str, ob
         truth = json.loads(path.with_suffix(".json").read_text())
         start, cpu_start = time.perf_counter(), time.process_time()
         try:
-            reading = read_board(load_photo(path), template, net=net)
+            reading = read_board(load_photo(path), template, net=net, read_unfamiliar=READ_UNFAMILIAR)
         except PhotoError as error:
             times.append(time.perf_counter() - start)
             cpu_times.append(time.process_time() - cpu_start)
@@ -158,6 +165,8 @@ def report(title: str, res: dict[str, object]) -> None:
     print(f"retake asked on {res['asked']} photos: {dict(retakes)}; photo refused (no board read) {res['refused']}")
     print(f"'?' cells by reason: {dict(res['reasons'])}")
     failures: list[str] = res["failures"]  # type: ignore[assignment]
+    if QUIET:
+        return
     for line in sorted(failures, key=lambda f: "(confident)" not in f)[:500]:
         print("  " + line)
 
@@ -209,36 +218,86 @@ def dice_benchmark(count: int, seed: int) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--count", type=int, default=300)
+    parser.add_argument("--renderer", choices=["first", "second"], default="first",
+                        help="first: vision.synth (tuned and trained on); second: vision.synth2 (never tuned on)")
+    parser.add_argument("--labelled", type=Path, default=None,
+                        help="a folder of labelled photos (PHOTO.jpg + PHOTO.json) instead of rendered ones")
+    parser.add_argument("--count", type=int, default=None, help="photos (default 300, 100 with --renderer second)")
     parser.add_argument("--bad", type=int, default=20, help="deliberately bad photos (0 to skip)")
-    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--seed", type=int, default=None, help="default 2026 (first), synth2.TEST_SEED (second)")
     parser.add_argument("--size", default="4000x3000")
     parser.add_argument("--cache", type=Path, default=None)
     parser.add_argument("--verbose", action="store_true")
+    parser.add_argument("--quiet", action="store_true", help="figures only, no per-cell failures (for test sets)")
     parser.add_argument("--no-net", action="store_true", help="the rules alone, without the cell network's second look")
+    parser.add_argument("--read-unfamiliar", action="store_true",
+                        help="read boards unlike the template instead of refusing them (development)")
     parser.add_argument("--dice", type=int, default=60, help="dice-tray photos to render and read (0 to skip)")
     args = parser.parse_args()
+    global QUIET, READ_UNFAMILIAR
+    QUIET, READ_UNFAMILIAR = args.quiet, args.read_unfamiliar
     w, h = (int(v) for v in args.size.split("x"))
     root = args.cache or photo_cache_dir()
     print(f"photo cache: {root}", file=sys.stderr)
+    if args.labelled is not None:
+        paths = sorted(p for p in args.labelled.iterdir() if p.suffix.lower() in (".jpg", ".jpeg", ".png")
+                       and p.with_suffix(".json").exists())
+        if not paths:
+            print(f"no labelled photos (PHOTO.jpg with PHOTO.json) in {args.labelled}", file=sys.stderr)
+            return 2
+        report(f"labelled photos in {args.labelled}", evaluate(paths, args.verbose, not args.no_net))
+        return 0
+    if args.renderer == "second":
+        return main_second(args, w, h, root)
+    seed = 2026 if args.seed is None else args.seed
+    count = 300 if args.count is None else args.count
     cond = Conditions(size=(w, h))
-    paths = photo_set(photo_set_folder(root, "ordinary", args.seed, cond), args.count, args.seed, cond)
+    paths = photo_set(photo_set_folder(root, "ordinary", seed, cond), count, seed, cond)
     report("ordinary photos (no deliberate defect)", evaluate(paths, args.verbose, not args.no_net))
     if args.bad:
         bad_sets = [("blurred", BAD_BLUR, max(1, args.bad // 3)), ("glare", STRONG_GLARE, args.bad),
                     ("one-marker", Conditions(hide_markers=3), max(1, args.bad // 3))]
         for name, bad, n in bad_sets:
             bad = Conditions(**{**{f: getattr(bad, f) for f in bad.__dataclass_fields__}, "size": (w, h)})
-            bad_paths = photo_set(photo_set_folder(root, name, args.seed + 7, bad), n, args.seed + 7, bad, prefix=name)
-            res = evaluate(bad_paths, args.verbose, not args.no_net)
-            asked, refused = int(res["asked"]), int(res["refused"])  # type: ignore[call-overload]
-            print(f"== bad photos ({name}): {len(bad_paths)} photos; retake asked on {asked}, refused (no board "
-                  f"read) on {refused}, read without a retake on {len(bad_paths) - asked - refused}; "
-                  f"confident errors {res['confident_errors']}")
-            for line in sorted(res["failures"], key=lambda f: "(confident)" not in f)[:10]:  # type: ignore[arg-type]
-                print("  " + line)
+            bad_paths = photo_set(photo_set_folder(root, name, seed + 7, bad), n, seed + 7, bad, prefix=name)
+            report_bad(name, evaluate(bad_paths, args.verbose, not args.no_net), len(bad_paths))
     if args.dice:
-        dice_benchmark(args.dice, args.seed)
+        dice_benchmark(args.dice, seed)
+    return 0
+
+
+QUIET = False
+
+
+def report_bad(name: str, res: dict[str, object], n: int) -> None:
+    asked, refused = int(res["asked"]), int(res["refused"])  # type: ignore[call-overload]
+    cells, wrong = int(res["cells"]), int(res["wrong_or_uncertain"])  # type: ignore[call-overload]
+    print(f"== bad photos ({name}): {n} photos; retake asked on {asked}, refused (no board "
+          f"read) on {refused}, read without a retake on {n - asked - refused}; per-cell error "
+          f"{100 * wrong / max(cells, 1):.2f} %; confident errors {res['confident_errors']}")
+    if not QUIET:
+        for line in sorted(res["failures"], key=lambda f: "(confident)" not in f)[:10]:  # type: ignore[arg-type]
+            print("  " + line)
+
+
+def main_second(args: argparse.Namespace, w: int, h: int, root: Path) -> int:
+    """The independent renderer's photos: ordinary ones, then stickers without reference patches and
+    dark-printed grids (an uncalibrated board printed darker than the template)."""
+    from vision import synth2
+
+    seed = synth2.TEST_SEED if args.seed is None else args.seed
+    count = 100 if args.count is None else args.count
+    split = "TEST set (never tuned on)" if seed == synth2.TEST_SEED else (
+        "tuning split" if seed in synth2.TUNE_SEEDS else "undeclared seed")
+    print(f"second renderer, seed {seed}: {split}")
+    look = synth2.Look(size=(w, h))
+    paths = synth2.photo_set(synth2.set_folder(root, "ordinary", seed, look), count, seed, look)
+    report("second renderer, ordinary photos", evaluate(paths, args.verbose, not args.no_net))
+    if args.bad:
+        for name, bad in (("no-patches", synth2.Look(size=(w, h), no_patches=1.0)),
+                          ("dark-print", synth2.Look(size=(w, h), dark_print=1.0))):
+            bad_paths = synth2.photo_set(synth2.set_folder(root, name, seed + 1, bad), args.bad, seed + 1, bad)
+            report_bad(name, evaluate(bad_paths, args.verbose, not args.no_net), len(bad_paths))
     return 0
 
 

@@ -1,4 +1,5 @@
-"""Photo commands: ``read-board``, ``read-dice`` and ``vision`` (``stickers``, ``calibrate``, ``render``).
+"""Photo commands: ``read-board``, ``read-dice`` and ``vision`` (``stickers``, ``calibrate``, ``render``,
+``collect``).
 
 The readers live in :mod:`vision`; this module only turns files and flags into calls and results into
 JSON on stdout. OpenCV is imported inside the handlers so ``fujikoro --help`` stays fast.
@@ -57,6 +58,14 @@ def register(subparsers: Any) -> None:
     re.add_argument("--dice", action="store_true", help="render the dice tray instead of the board")
     re.add_argument("--empty", action="store_true", help="an empty board (for calibration)")
     re.set_defaults(handler=_render)
+
+    co = sub.add_parser("collect", help="save a photo with the grids the players confirmed, as a labelled example")
+    co.add_argument("photo", type=Path)
+    co.add_argument("--grids", required=True,
+                    help="the confirmed grids: a JSON file or JSON text in `gear inspect` form (no '?')")
+    co.add_argument("--out", type=Path, required=True, help="the folder of labelled photos (benchmark --labelled)")
+    co.add_argument("--template", type=Path, default=None)
+    co.set_defaults(handler=_collect)
 
 
 def _template(path: Path | None) -> Any:
@@ -185,4 +194,51 @@ def _render(args: argparse.Namespace) -> int:
         path = args.out / f"{'dice' if args.dice else 'board'}-{seed}.jpg"
         write_rendered(rendered, path)
         print(path)
+    return 0
+
+
+def _collect(args: argparse.Namespace) -> int:
+    """Copies the photo into the folder and writes its labels next to it (``NAME.json``, the renderers' label
+    format), so ``python benchmarks/vision.py --labelled FOLDER`` measures the reader on the group's photos."""
+    import hashlib
+    import shutil
+
+    from vision.template import GEAR_GRIDS
+
+    template = _template(args.template)
+    _photo(args.photo)  # refuse files that are not photos before saving anything
+    text = args.grids
+    if not text.lstrip().startswith("{"):
+        try:
+            text = Path(text).read_text(encoding="utf-8")
+        except OSError as error:
+            raise CliError(f"cannot read --grids {args.grids}: {error.strerror or error}") from None
+    try:
+        grids = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise CliError(f"--grids is not JSON: {error.msg} at line {error.lineno}") from None
+    if not isinstance(grids, dict):
+        raise CliError("--grids must be a JSON object with the grids helmet, sandals, weapon_left, weapon_right")
+    labels: dict[str, Any] = {"board": template.board}
+    for name in GEAR_GRIDS:
+        g = template.grids[name]
+        rows = grids.get(name)
+        if (not isinstance(rows, list) or len(rows) != g.rows
+                or not all(isinstance(r, str) and len(r) == g.cols for r in rows)):
+            raise CliError(f"--grids {name} must be {g.rows} rows of {g.cols} cells, got {rows!r}")
+        bad = sorted({ch for r in rows for ch in r} - set("WMT."))
+        if bad:
+            raise CliError(f"--grids {name} has {''.join(bad)!r}: a confirmed grid holds only W, M, T and .")
+        labels[name] = rows
+    data = args.photo.read_bytes()
+    name = f"collected-{hashlib.sha256(data).hexdigest()[:12]}{args.photo.suffix.lower() or '.jpg'}"
+    try:
+        args.out.mkdir(parents=True, exist_ok=True)
+        target = args.out / name
+        shutil.copyfile(args.photo, target)
+        labels["render"] = {"source": "collected", "original": args.photo.name, "template": template.name}
+        target.with_suffix(".json").write_text(json.dumps(labels, indent=1), encoding="utf-8")
+    except OSError as error:
+        raise CliError(f"cannot write to {args.out}: {error.strerror or error}") from None
+    print(target)
     return 0

@@ -1,0 +1,673 @@
+"""A second, independent renderer of labelled board photos: the test the reader was never tuned on.
+
+``vision.synth`` is the renderer the reader was developed against and the cell network was trained on.
+This one is written separately and shares none of its code or numbers (only the product itself: the
+template's geometry, the printed stickers of ``vision.stickers`` and the label format), and makes other
+choices on purpose:
+
+- **the board**: random board art (a parchment, slate, green, red-brown or dark print with low-frequency
+  blotches and decorative shapes), grid cells printed light to dark and in colour, lines of any weight;
+- **the cubes**: real boxes with visible side faces, rounded bright edges, per-face texture (wood grain,
+  painted metal with a sheen, ivory), sizes and colours varying around the shipped cubes;
+- **the light**: one to three lights (a lamp close above as a point light with inverse-square fall-off,
+  a window as a directional light, a ceiling light), colour from a black-body approximation, soft cast
+  shadows whose blur grows with the light's size and the caster's height, ambient light;
+- **the camera**: a pinhole with radial lens distortion (barrel or pincushion), vignetting, lateral
+  chromatic aberration, shot and read noise, an imperfect white balance, a filmic tone curve, phone-style
+  sharpening and JPEG with chroma subsampling;
+- **the table**: wood, cloth or laminate, cards, coins, loose cubes and dice on it, and a hand (with its
+  soft shadow) reaching in at the board's edge.
+
+It is never imported by a reader (an import-linter contract says so). The benchmark reads its photos
+with ``python benchmarks/vision.py --renderer second``; see ``vision/README.md`` for which seeds are for
+tuning and which are the test set.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.stickers import StickerSpec, render_sticker
+from vision.template import GEAR_GRIDS, Template, load_template
+
+F32 = npt.NDArray[np.float32]
+F64 = npt.NDArray[np.float64]
+U8 = npt.NDArray[np.uint8]
+
+VERSION = 2
+
+#: Seeds of renderer-2 photo sets. Tuning may look at TUNE_SEEDS; the reported test set (TEST_SEED) is
+#: never looked at while tuning or training.
+TUNE_SEEDS = (501, 502, 503)
+TEST_SEED = 9090
+
+
+@dataclass(frozen=True, slots=True)
+class Look:
+    """What varies between this renderer's photos (defaults: ordinary photos at a table)."""
+
+    size: tuple[int, int] = (4000, 3000)
+    max_tilt_deg: float = 30.0
+    #: Chance that the stickers were cut without their reference-patch strip.
+    no_patches: float = 0.0
+    #: Chance that the grid cells are printed dark (L* 18-40) rather than anywhere light to dark.
+    dark_print: float = 0.2
+    hand: float = 0.35
+    fill: tuple[float, float] = (0.05, 0.9)
+
+
+# --------------------------------------------------------------------------------------------
+# Colour helpers (own conversions: Lab D65 -> linear sRGB).
+
+
+def _lab_to_lin(lab: tuple[float, float, float]) -> F32:
+    L, a, b = lab
+    fy = (L + 16) / 116
+    fx, fz = fy + a / 500, fy - b / 200
+
+    def finv(t: float) -> float:
+        return t**3 if t > 6 / 29 else 3 * (6 / 29) ** 2 * (t - 4 / 29)
+
+    x, y, z = 0.95047 * finv(fx), finv(fy), 1.08883 * finv(fz)
+    m = np.array([[3.2406, -1.5372, -0.4986], [-0.9689, 1.8758, 0.0415], [0.0557, -0.2040, 1.0570]])
+    return np.clip(m @ np.array([x, y, z]), 0.002, 1.0).astype(np.float32)
+
+
+def _blackbody(kelvin: float) -> F32:
+    """Approximate linear-RGB colour of a black body, normalised to green = 1 (a fit of Planck's law)."""
+    t = kelvin / 100
+    r = 255.0 if t <= 66 else 329.7 * (t - 60) ** -0.1332
+    g = 99.47 * math.log(t) - 161.1 if t <= 66 else 288.1 * (t - 60) ** -0.0755
+    b = 255.0 if t >= 66 else (0.0 if t <= 19 else 138.5 * math.log(t - 10) - 305.0)
+    rgb = np.clip(np.array([r, g, b]) / 255, 0.02, 1.0) ** 2.2
+    return (rgb / rgb[1]).astype(np.float32)
+
+
+# --------------------------------------------------------------------------------------------
+# Camera.
+
+
+@dataclass
+class _Cam:
+    rvec: F64
+    tvec: F64
+    k: F64
+    dist: F64
+    size: tuple[int, int]
+    centre: F64
+
+    def project(self, pts: F64) -> F64:
+        # Board coordinates run x right, y down the printed board; with height up that frame is
+        # left-handed, so the camera works in (x, y, -height).
+        rh = (pts.reshape(-1, 3) * [1.0, 1.0, -1.0]).reshape(-1, 1, 3).astype(np.float64)
+        img, _ = cv2.projectPoints(rh, self.rvec, self.tvec, self.k, self.dist)
+        return img.reshape(-1, 2)
+
+    def plane_map(self, step: int = 8) -> tuple[F32, F32]:
+        """For every photo pixel, the board-plane point (mm) it sees (lens distortion included)."""
+        w, h = self.size
+        gx, gy = np.meshgrid(np.arange(0, w + step, step, dtype=np.float64),
+                             np.arange(0, h + step, step, dtype=np.float64))
+        pts = np.stack([gx.ravel(), gy.ravel()], axis=1).reshape(-1, 1, 2)
+        und = cv2.undistortPoints(pts, self.k, self.dist).reshape(-1, 2)
+        rot, _ = cv2.Rodrigues(self.rvec)
+        rays = np.column_stack([und, np.ones(len(und))]) @ rot  # world directions (R^T d)
+        origin = self.centre * [1.0, 1.0, -1.0]
+        s = -origin[2] / np.where(np.abs(rays[:, 2]) < 1e-9, -1e-9, rays[:, 2])
+        px = origin[0] + s * rays[:, 0]
+        py = origin[1] + s * rays[:, 1]
+        mx = px.reshape(gx.shape).astype(np.float32)
+        my = py.reshape(gx.shape).astype(np.float32)
+        full = (w + step, h + step)
+        mx = cv2.resize(mx, (mx.shape[1] * step, mx.shape[0] * step), interpolation=cv2.INTER_LINEAR)
+        my = cv2.resize(my, (my.shape[1] * step, my.shape[0] * step), interpolation=cv2.INTER_LINEAR)
+        off = step // 2  # resize centres the samples; undo the half-step shift
+        del full
+        return mx[off:off + h, off:off + w], my[off:off + h, off:off + w]
+
+
+def _make_camera(rng: np.random.Generator, template: Template, look: Look) -> _Cam:
+    bw, bh = template.board_mm
+    w, h = look.size
+    f = float(rng.uniform(0.7, 1.15)) * max(w, h)
+    k = np.array([[f, 0, w / 2 + rng.normal(0, 0.01 * w)], [0, f, h / 2 + rng.normal(0, 0.01 * h)], [0, 0, 1]])
+    dist = np.array([rng.uniform(-0.12, 0.06), rng.uniform(-0.03, 0.05), 0, 0, 0], dtype=np.float64)
+    frac = float(rng.uniform(0.55, 0.85))
+    # Distance so the board's long side spans ``frac`` of the photo's width.
+    dist_mm = f * bw / (frac * w)
+    tilt = math.radians(float(rng.uniform(0, look.max_tilt_deg)))
+    azim = float(rng.uniform(0, 2 * math.pi))
+    target = np.array([bw / 2 + rng.normal(0, 8), bh / 2 + rng.normal(0, 6), 0.0])
+    centre = target + dist_mm * np.array([math.sin(tilt) * math.cos(azim), math.sin(tilt) * math.sin(azim),
+                                          math.cos(tilt)])
+    flip = 1.0 if rng.random() < 0.75 else -1.0
+    c_rh, t_rh = centre * [1.0, 1.0, -1.0], target * [1.0, 1.0, -1.0]
+    fwd = (t_rh - c_rh) / np.linalg.norm(t_rh - c_rh)
+    hint = np.array([rng.normal(0, 0.15), flip, 0.0])
+    down = hint - np.dot(hint, fwd) * fwd
+    down /= np.linalg.norm(down)
+    right = np.cross(down, fwd)
+    rot = np.stack([right, down, fwd])  # world (right-handed) -> camera rows
+    tvec = -rot @ c_rh
+    rvec, _ = cv2.Rodrigues(rot)
+    return _Cam(rvec.reshape(3), tvec, k, dist, (w, h), centre)
+
+
+# --------------------------------------------------------------------------------------------
+# Board art and table.
+
+_BOARD_BASES = [(80.0, 4.0, 22.0), (70.0, -2.0, -8.0), (62.0, -12.0, 14.0), (55.0, 18.0, 20.0),
+                (35.0, 2.0, 6.0), (88.0, 0.0, 6.0), (75.0, 10.0, 30.0)]
+
+
+def _blotches(rng: np.random.Generator, shape: tuple[int, int], scale_px: float, amount: float) -> F32:
+    h, w = shape
+    sw, sh = max(2, int(w / scale_px)), max(2, int(h / scale_px))
+    small = rng.normal(0, 1, (sh, sw)).astype(np.float32)
+    return 1 + amount * cv2.resize(small, (w, h), interpolation=cv2.INTER_CUBIC)
+
+
+def _board_texture(rng: np.random.Generator, template: Template, look: Look, ppm: float,
+                   margin: float, patches: bool) -> tuple[F32, dict[str, Any]]:
+    bw, bh = template.board_mm
+    W, H = int((bw + 2 * margin) * ppm), int((bh + 2 * margin) * ppm)
+
+    def px(x: float, y: float) -> tuple[int, int]:
+        return int(round((x + margin) * ppm)), int(round((y + margin) * ppm))
+
+    base_lab = _BOARD_BASES[int(rng.integers(len(_BOARD_BASES)))]
+    base_lab = (base_lab[0] + rng.normal(0, 4), base_lab[1] + rng.normal(0, 3), base_lab[2] + rng.normal(0, 4))
+    tex = np.empty((H, W, 3), np.float32)
+    tex[:] = _lab_to_lin(base_lab)
+    tex *= _blotches(rng, (H, W), 30 * ppm, 0.08)[..., None]
+    tex *= _blotches(rng, (H, W), 4 * ppm, 0.03)[..., None]
+    # Decorative shapes (art) anywhere on the board.
+    for _ in range(int(rng.integers(4, 14))):
+        col = _lab_to_lin((float(rng.uniform(20, 90)), float(rng.normal(0, 20)), float(rng.normal(10, 20))))
+        x, y = rng.uniform(0, bw), rng.uniform(0, bh)
+        if rng.random() < 0.5:
+            cv2.circle(tex, px(x, y), int(rng.uniform(3, 25) * ppm), col.tolist(), -1, cv2.LINE_AA)
+        else:
+            pts = np.array([px(x + rng.uniform(-20, 20), y + rng.uniform(-15, 15)) for _ in range(5)], np.int32)
+            cv2.polylines(tex, [pts], True, col.tolist(), max(1, int(rng.uniform(0.3, 2.0) * ppm)), cv2.LINE_AA)
+    # The grids: a printed frame, cell fill and lines.
+    dark = rng.random() < look.dark_print
+    fill_L = float(rng.uniform(18, 40)) if dark else float(rng.uniform(30, 92))
+    fill_lab = (fill_L, float(rng.normal(0, 12)), float(rng.normal(8, 15)))
+    line_lab = (float(np.clip(fill_L + rng.choice([-1, 1]) * rng.uniform(15, 45), 8, 95)),
+                float(rng.normal(0, 10)), float(rng.normal(5, 12)))
+    line_w = float(rng.uniform(0.25, 1.1))
+    per_grid = rng.random() < 0.3
+    fills = {}
+    for name, g in template.grids.items():
+        lab = fill_lab if not per_grid else (float(np.clip(fill_L + rng.normal(0, 10), 12, 95)),
+                                             float(rng.normal(0, 14)), float(rng.normal(8, 15)))
+        fills[name] = lab
+        x0, y0 = g.origin_mm
+        x1, y1 = x0 + g.size_mm[0], y0 + g.size_mm[1]
+        if rng.random() < 0.5:
+            pad = float(rng.uniform(1, 4))
+            cv2.rectangle(tex, px(x0 - pad, y0 - pad), px(x1 + pad, y1 + pad),
+                          _lab_to_lin(line_lab).tolist(), max(1, int(line_w * ppm)), cv2.LINE_AA)
+        cell = _lab_to_lin(lab)
+        region = tex[px(x0, y0)[1]:px(x1, y1)[1], px(x0, y0)[0]:px(x1, y1)[0]]
+        region[:] = cell * _blotches(rng, region.shape[:2], 6 * ppm, 0.04)[..., None]
+        lc = _lab_to_lin(line_lab).tolist()
+        t = max(1, int(round(line_w * ppm)))
+        for r in range(g.rows + 1):
+            cv2.line(tex, px(x0, y0 + r * g.cell_mm), px(x1, y0 + r * g.cell_mm), lc, t, cv2.LINE_AA)
+        for c in range(g.cols + 1):
+            cv2.line(tex, px(x0 + c * g.cell_mm, y0), px(x0 + c * g.cell_mm, y1), lc, t, cv2.LINE_AA)
+        if rng.random() < 0.3:
+            # A small printed icon in some cells' corners.
+            for r in range(g.rows):
+                for c in range(g.cols):
+                    if rng.random() < 0.4:
+                        cx, cy = x0 + c * g.cell_mm + 2.2, y0 + r * g.cell_mm + 2.2
+                        cv2.circle(tex, px(cx, cy), max(1, int(1.0 * ppm)), lc, -1, cv2.LINE_AA)
+    # Board edge: the board is a slab; paint a thin darker edge line.
+    cv2.rectangle(tex, px(0, 0), px(bw, bh), (_lab_to_lin(base_lab) * 0.5).tolist(), max(1, int(0.8 * ppm)))
+    # Stickers (the printed product), placed by hand.
+    spec_px = ppm * 2
+    for mid, (cx, cy) in zip(template.markers.ids, template.markers.centres_mm, strict=True):
+        spec = StickerSpec(mid, template.markers.size_mm, template.markers.dictionary, "")
+        grey = render_sticker(spec, spec_px).astype(np.float32) / 255
+        s = template.markers.size_mm
+        if not patches:
+            grey = grey[: int(round((0.75 + 0.62) * s * spec_px))]
+        lin = np.where(grey <= 0.04045, grey / 12.92, ((grey + 0.055) / 1.055) ** 2.4) * 0.86 + 0.015
+        ang = math.radians(float(rng.normal(0, 1.0)))
+        jx, jy = cx + rng.normal(0, 0.4), cy + rng.normal(0, 0.4)
+        # Sticker frame: top-left corner at (-0.75 s, -0.75 s) from the marker centre.
+        ca, sa = math.cos(ang), math.sin(ang)
+        src = np.array([[0, 0], [lin.shape[1], 0], [0, lin.shape[0]]], np.float32)
+        dst = []
+        for u, v in src:
+            lx, ly = u / spec_px - 0.75 * s, v / spec_px - 0.75 * s
+            dst.append(px(jx + ca * lx - sa * ly, jy + sa * lx + ca * ly))
+        aff = cv2.getAffineTransform(src, np.array(dst, np.float32))
+        warped = cv2.warpAffine(lin.astype(np.float32), aff, (W, H), flags=cv2.INTER_AREA, borderValue=-1.0)
+        mask = cv2.warpAffine(np.ones_like(lin, np.float32), aff, (W, H), flags=cv2.INTER_LINEAR)
+        paper_tint = np.array([1.0, 0.99, 0.97], np.float32) * float(rng.uniform(0.95, 1.0))
+        tex[:] = tex * (1 - mask[..., None]) + np.clip(warped, 0, 1)[..., None] * paper_tint * mask[..., None]
+    return tex, {"board_lab": [round(v, 1) for v in base_lab], "cell_lab": {k: [round(v, 1) for v in lab]
+                                                                             for k, lab in fills.items()},
+                 "dark_print": bool(dark)}
+
+
+def _table_texture(rng: np.random.Generator, extent: tuple[float, float, float, float], ppm: float) -> F32:
+    x0, y0, x1, y1 = extent
+    W, H = int((x1 - x0) * ppm), int((y1 - y0) * ppm)
+    kind = int(rng.integers(3))
+    base = _lab_to_lin([(45.0, 12.0, 28.0), (30.0, 5.0, -20.0), (85.0, 0.0, 3.0)][kind])
+    tex = np.empty((H, W, 3), np.float32)
+    tex[:] = base * float(rng.uniform(0.7, 1.3))
+    if kind == 0:  # wood planks: stretched noise along x
+        grain = cv2.resize(rng.normal(0, 1, (max(2, H // 3), max(2, W // 60))).astype(np.float32), (W, H))
+        tex *= (1 + 0.15 * grain)[..., None]
+    else:
+        tex *= _blotches(rng, (H, W), 20 * ppm, 0.1)[..., None]
+    # Clutter: cards and coins.
+    for _ in range(int(rng.integers(2, 10))):
+        cx, cy = rng.uniform(0, W), rng.uniform(0, H)
+        col = _lab_to_lin((float(rng.uniform(20, 95)), float(rng.normal(0, 30)), float(rng.normal(0, 30)))).tolist()
+        if rng.random() < 0.5:
+            box = ((float(cx), float(cy)), (63 * ppm, 88 * ppm), float(rng.uniform(0, 180)))
+            cv2.fillConvexPoly(tex, cv2.boxPoints(box).astype(np.int32), col, cv2.LINE_AA)
+        else:
+            cv2.circle(tex, (int(cx), int(cy)), int(rng.uniform(8, 14) * ppm), col, -1, cv2.LINE_AA)
+    return tex
+
+
+# --------------------------------------------------------------------------------------------
+# Lights and shadows.
+
+
+@dataclass
+class _Light:
+    colour: F32
+    pos: F64 | None  # a point light (mm), or
+    direction: F64 | None  # a directional light (unit vector towards the light)
+    softness: float  # angular size (radians)
+
+
+def _make_lights(rng: np.random.Generator, template: Template) -> tuple[list[_Light], F32]:
+    bw, bh = template.board_mm
+    lights = []
+    for i in range(int(rng.choice([1, 1, 2, 2, 3]))):
+        colour = _blackbody(float(rng.uniform(2500, 7000))) * float(rng.uniform(0.5, 1.0) if i else 1.0)
+        if rng.random() < 0.55:
+            pos = np.array([bw / 2 + rng.uniform(-300, 300), bh / 2 + rng.uniform(-250, 250), rng.uniform(350, 1500)])
+            colour = colour * float((pos[2] / 800) ** 2)
+            lights.append(_Light(colour, pos, None, float(rng.uniform(0.02, 0.2))))
+        else:
+            el = math.radians(float(rng.uniform(35, 85)))
+            az = float(rng.uniform(0, 2 * math.pi))
+            d = np.array([math.cos(el) * math.cos(az), math.cos(el) * math.sin(az), math.sin(el)])
+            lights.append(_Light(colour, None, d, float(rng.uniform(0.01, 0.15))))
+    ambient = _blackbody(float(rng.uniform(4000, 8000))) * float(rng.uniform(0.15, 0.45))
+    return lights, ambient.astype(np.float32)
+
+
+def _towards(light: _Light, p: F64) -> F64:
+    if light.direction is not None:
+        return light.direction
+    assert light.pos is not None
+    d = light.pos - p
+    return d / np.linalg.norm(d)
+
+
+def _strength(light: _Light, p: F64) -> float:
+    if light.pos is None:
+        return 1.0
+    return float((800.0 / np.linalg.norm(light.pos - p)) ** 2)
+
+
+def _shadow_poly(light: _Light, pts3: F64) -> F64:
+    """The shadow of 3D points on z = 0 (board mm)."""
+    out = []
+    for p in pts3:
+        if p[2] <= 0:
+            out.append(p[:2])
+            continue
+        if light.direction is not None:
+            d = light.direction
+            out.append(p[:2] - d[:2] * p[2] / d[2])
+        else:
+            assert light.pos is not None
+            lp = light.pos
+            if lp[2] <= p[2] + 1:
+                out.append(p[:2] + (p[:2] - lp[:2]) * 50)
+            else:
+                s = lp[2] / (lp[2] - p[2])
+                out.append(lp[:2] + (p[:2] - lp[:2]) * s)
+    return np.array(out)
+
+
+# --------------------------------------------------------------------------------------------
+# Cubes.
+
+_MATERIAL = {"W": ((66.0, 12.0, 33.0), (6.0, 3.0, 5.0)), "M": ((54.0, 0.0, -3.0), (6.0, 1.5, 2.5)),
+             "T": ((90.0, 0.5, 8.0), (3.0, 1.0, 3.0))}
+
+
+@dataclass
+class _Cube:
+    x: float
+    y: float
+    side: float
+    height: float
+    angle: float
+    letter: str
+    albedo: F32
+
+    def corners(self) -> F64:
+        h = self.side / 2
+        ca, sa = math.cos(self.angle), math.sin(self.angle)
+        base = [(-h, -h), (h, -h), (h, h), (-h, h)]
+        ring = [(self.x + ca * u - sa * v, self.y + sa * u + ca * v) for u, v in base]
+        return np.array([[x, y, 0.0] for x, y in ring] + [[x, y, self.height] for x, y in ring])
+
+
+_FACES = {"top": (4, 5, 6, 7), "s0": (0, 1, 5, 4), "s1": (1, 2, 6, 5), "s2": (2, 3, 7, 6), "s3": (3, 0, 4, 7)}
+
+
+def _face_normal(cube: _Cube, name: str) -> F64:
+    if name == "top":
+        return np.array([0.0, 0.0, 1.0])
+    k = int(name[1])
+    ang = cube.angle + [-math.pi / 2, 0.0, math.pi / 2, math.pi][k]
+    return np.array([math.cos(ang), math.sin(ang), 0.0])
+
+
+def _draw_poly_aa(img: F32, pts: F64, colour: F32, texture: float, rng: np.random.Generator,
+                  grain: bool) -> None:
+    """Fills a convex polygon (image px) with anti-aliased edges by 4x supersampling in a local patch."""
+    x0, y0 = np.floor(pts.min(axis=0)).astype(int) - 2
+    x1, y1 = np.ceil(pts.max(axis=0)).astype(int) + 2
+    h, w = img.shape[:2]
+    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+    if x1 <= x0 or y1 <= y0:
+        return
+    ss = 4
+    mask = np.zeros(((y1 - y0) * ss, (x1 - x0) * ss), np.uint8)
+    cv2.fillConvexPoly(mask, np.round((pts - [x0, y0]) * ss).astype(np.int32), 255)
+    alpha = cv2.resize(mask.astype(np.float32) / 255, (x1 - x0, y1 - y0), interpolation=cv2.INTER_AREA)
+    shade = np.ones(alpha.shape, np.float32)
+    if texture > 0:
+        if grain:
+            n = rng.normal(0, 1, (max(2, alpha.shape[0] // 6), 2)).astype(np.float32)
+            shade += texture * cv2.resize(n, alpha.shape[::-1], interpolation=cv2.INTER_LINEAR)
+        else:
+            shade += texture * rng.normal(0, 1, alpha.shape).astype(np.float32)
+    region = img[y0:y1, x0:x1]
+    region[:] = region * (1 - alpha[..., None]) + (colour * shade[..., None]) * alpha[..., None]
+
+
+def _draw_cube(img: F32, cam: _Cam, cube: _Cube, lights: list[_Light], ambient: F32, exposure: float,
+               rng: np.random.Generator) -> None:
+    corners = cube.corners()
+    proj = cam.project(corners)
+    centre = np.array([cube.x, cube.y, cube.height / 2])
+    view = cam.centre - centre
+    faces = []
+    for name, idx in _FACES.items():
+        n = _face_normal(cube, name)
+        fc = corners[list(idx)].mean(axis=0)
+        if np.dot(n, cam.centre - fc) <= 0:
+            continue
+        light = ambient * (0.55 + 0.45 * n[2])
+        spec = 0.0
+        for lt in lights:
+            d = _towards(lt, fc)
+            lam = max(0.0, float(np.dot(n, d)))
+            light = light + lt.colour * lam * _strength(lt, fc)
+            if cube.letter == "M":
+                half = d + view / np.linalg.norm(view)
+                half /= np.linalg.norm(half)
+                spec += 0.12 * max(0.0, float(np.dot(n, half))) ** 30 * _strength(lt, fc)
+        colour = cube.albedo * light * exposure + spec * exposure
+        faces.append((float(np.dot(n, view)), name, proj[list(idx)], colour.astype(np.float32)))
+    faces.sort(key=lambda f: f[0])
+    for _, _name, pts, colour in faces:
+        tex = {"W": 0.06, "M": 0.025, "T": 0.015}[cube.letter]
+        _draw_poly_aa(img, pts, colour, tex, rng, grain=cube.letter == "W")
+    # Rounded top edges catch the light: a thin brighter line along the top's outline.
+    top = proj[4:8]
+    edge_col = (cube.albedo * (ambient + sum(lt.colour for lt in lights)) * exposure * 1.1).astype(np.float32)
+    for a, b in zip(top, np.roll(top, -1, axis=0), strict=True):
+        cv2.line(img, tuple(np.round(a * 4).astype(int)), tuple(np.round(b * 4).astype(int)),
+                 edge_col.tolist(), 1, cv2.LINE_AA, shift=2)
+
+
+def _random_gear(rng: np.random.Generator, template: Template, fill: float) -> dict[str, list[str]]:
+    weights = np.array([0.45, 0.35, 0.2])
+    out = {}
+    for name in GEAR_GRIDS:
+        g = template.grids[name]
+        rows = []
+        for _ in range(g.rows):
+            rows.append("".join(str(rng.choice(["W", "M", "T"], p=weights)) if rng.random() < fill else "."
+                                for _ in range(g.cols)))
+        out[name] = rows
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# The photo.
+
+
+def _finish_photo(rng: np.random.Generator, lin: F32, look: Look) -> tuple[U8, dict[str, Any]]:
+    h, w = lin.shape[:2]
+    # Vignetting.
+    yy, xx = np.mgrid[0:h:8, 0:w:8].astype(np.float32)
+    r2 = ((xx - w / 2) ** 2 + (yy - h / 2) ** 2) / (w / 2) ** 2
+    vig = cv2.resize(1 - float(rng.uniform(0.05, 0.3)) * r2 * 0.5, (w, h))
+    lin *= vig[..., None]
+    # Lateral chromatic aberration: red and blue scaled slightly about the centre.
+    ca = float(rng.uniform(0, 0.0008))
+    for ch, s in ((2, 1 + ca), (0, 1 - ca)):
+        m = cv2.getRotationMatrix2D((w / 2, h / 2), 0, s)
+        lin[..., ch] = cv2.warpAffine(lin[..., ch], m, (w, h), borderMode=cv2.BORDER_REFLECT)
+    blur = float(rng.uniform(0.4, 1.6)) * w / 4000
+    lin = cv2.GaussianBlur(lin, (0, 0), blur)
+    # Auto white balance that gets it roughly right: grey-world on the middle of the frame, partly.
+    mid = lin[h // 4: 3 * h // 4: 8, w // 4: 3 * w // 4: 8].reshape(-1, 3).mean(axis=0)
+    gain = (mid.mean() / np.maximum(mid, 1e-4)) ** float(rng.uniform(0.4, 0.9))
+    lin *= gain.astype(np.float32)
+    # Exposure to put the middle of the frame at a medium grey.
+    lum = float(np.percentile(lin[h // 4: 3 * h // 4: 8, w // 4: 3 * w // 4: 8].mean(axis=2), 70))
+    lin *= float(rng.uniform(0.35, 0.6)) / max(lum, 1e-4)
+    # Sensor noise: shot noise plus read noise, at a quarter of the resolution then upsampled slightly
+    # (demosaicking correlates neighbouring pixels).
+    iso = float(rng.uniform(0.5, 3.0))
+    noise = rng.standard_normal((h // 2, w // 2, 3), dtype=np.float32)
+    noise = cv2.resize(noise, (w, h), interpolation=cv2.INTER_LINEAR) * 1.6
+    lin = lin + noise * (0.004 * iso * np.sqrt(np.clip(lin, 0, None)) + 0.0015 * iso)
+    # Filmic tone curve, then the sRGB-like gamma.
+    lin = np.clip(lin, 0, None)
+    # A highlight shoulder like a phone's: white paper under a lamp rolls off rather than clipping.
+    white = 3.0
+    toned = lin * (1 + lin / white**2) / (1 + lin)
+    toned = np.clip(toned / (white * (1 + 1 / white) / (1 + white)), 0, 1) ** (1 / 2.2)
+    out = toned.astype(np.float32)
+    # Phone sharpening.
+    amount = float(rng.uniform(0.2, 0.8))
+    out = np.clip(out + amount * (out - cv2.GaussianBlur(out, (0, 0), 1.5 * w / 4000)), 0, 1)
+    img = (out[..., ::-1] * 255 + 0.5).astype(np.uint8)
+    q = int(rng.integers(60, 93))
+    ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, q, cv2.IMWRITE_JPEG_SAMPLING_FACTOR,
+                                         cv2.IMWRITE_JPEG_SAMPLING_FACTOR_420])
+    assert ok
+    img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return np.asarray(img, np.uint8), {"blur_px": round(blur, 2), "jpeg_quality": q, "iso": round(iso, 2)}
+
+
+def render(template: Template, gear: dict[str, list[str]], *, seed: int, look: Look | None = None
+           ) -> tuple[U8, dict[str, Any]]:
+    """A photo of the board with this gear, and its labels (same format as ``vision.synth``'s)."""
+    look = look or Look()
+    rng = np.random.default_rng([seed, 2])
+    bw, bh = template.board_mm
+    cam = _make_camera(rng, template, look)
+    patches = not (rng.random() < look.no_patches)
+    margin = 15.0
+    bppm = 8.0
+    board, art = _board_texture(rng, template, look, bppm, margin, patches)
+    lights, ambient = _make_lights(rng, template)
+
+    # Cubes on the grids, a few loose ones (and dice-like big cubes) on the table.
+    cubes: list[_Cube] = []
+    for name in GEAR_GRIDS:
+        g = template.grids[name]
+        for r, row in enumerate(gear[name]):
+            for c, letter in enumerate(row):
+                if letter == ".":
+                    continue
+                cx, cy = g.cell_centre(r, c)
+                side = template.cube_mm * float(rng.uniform(0.95, 1.05))
+                room = max(0.0, (g.cell_mm - side) / 2 - 0.6)
+                mean, sd = _MATERIAL[letter]
+                lab = (mean[0] + rng.normal(0, sd[0]), mean[1] + rng.normal(0, sd[1]), mean[2] + rng.normal(0, sd[2]))
+                cubes.append(_Cube(cx + rng.uniform(-room, room) * 0.7, cy + rng.uniform(-room, room) * 0.7, side,
+                                   side * float(rng.uniform(0.97, 1.03)), math.radians(float(rng.normal(0, 6))),
+                                   letter, _lab_to_lin(lab)))
+    for _ in range(int(rng.integers(0, 7))):
+        x, y = rng.uniform(-120, bw + 120), rng.uniform(-100, bh + 100)
+        if -12 < x < bw + 12 and -12 < y < bh + 12:
+            continue
+        letter = str(rng.choice(["W", "M", "T"]))
+        side = float(rng.choice([8.0, 16.0]))
+        cubes.append(_Cube(x, y, side, side, float(rng.uniform(0, math.pi)), letter,
+                           _lab_to_lin(_MATERIAL[letter][0])))
+
+    # A hand reaching in from outside, held above the table.
+    hand = None
+    if rng.random() < look.hand:
+        side = int(rng.integers(4))
+        along = float(rng.uniform(0.15, 0.85))
+        entry = [(along * bw, -60.0), (bw + 60.0, along * bh), (along * bw, bh + 60.0), (-60.0, along * bh)][side]
+        inward = [(0, 1), (-1, 0), (0, -1), (1, 0)][side]
+        reach = float(rng.uniform(20, 55))
+        tip = (entry[0] + inward[0] * reach, entry[1] + inward[1] * reach)
+        hand = (entry, tip, float(rng.uniform(60, 180)), float(rng.uniform(35, 50)))
+
+    # Irradiance on the board texture (with cube and hand shadows per light).
+    H, W = board.shape[:2]
+    gy, gx = np.mgrid[0:H:4, 0:W:4].astype(np.float32)
+    wx, wy = gx / bppm - margin, gy / bppm - margin
+    irr = np.zeros(wx.shape + (3,), np.float32) + ambient
+
+    def to_tex(p: F64) -> npt.NDArray[np.int32]:
+        return np.round((p + margin) * bppm * 4).astype(np.int32)  # shift=2 sub-pixel coordinates
+
+    for lt in lights:
+        if lt.pos is not None:
+            dx, dy, dz = lt.pos[0] - wx, lt.pos[1] - wy, lt.pos[2]
+            dd = np.sqrt(dx * dx + dy * dy + dz * dz)
+            cosz = dz / dd
+            fall = (800.0 / dd) ** 2
+            lam = cosz * fall
+        else:
+            assert lt.direction is not None
+            lam = np.full(wx.shape, float(lt.direction[2]), np.float32)
+        shadow = np.zeros((H, W), np.float32)
+        for cube in cubes:
+            poly = _shadow_poly(lt, cube.corners())
+            hull = cv2.convexHull(to_tex(poly).reshape(-1, 1, 2))
+            cv2.fillConvexPoly(shadow, hull, 1.0, cv2.LINE_AA, shift=2)
+        soft = max(0.6, lt.softness * template.cube_mm * 0.6) * bppm
+        shadow = cv2.GaussianBlur(shadow, (0, 0), soft)
+        if hand is not None:
+            (ex, ey), (tx, ty), hz, width = hand
+            hs = np.zeros((H, W), np.float32)
+            seg = _shadow_poly(lt, np.array([[ex, ey, hz], [tx, ty, hz]]))
+            cv2.line(hs, tuple(to_tex(seg[0])), tuple(to_tex(seg[1])), 1.0, int(width * bppm), cv2.LINE_AA, shift=2)
+            hs = cv2.GaussianBlur(hs, (0, 0), min(8.0, max(1.0, lt.softness * hz * 0.3)) * bppm)
+            shadow = np.maximum(shadow, hs)
+        small = cv2.resize(shadow, (wx.shape[1], wx.shape[0]), interpolation=cv2.INTER_AREA)
+        irr += lt.colour * (lam * (1 - small))[..., None]
+    irr_full = cv2.resize(irr, (W, H), interpolation=cv2.INTER_LINEAR)
+    # Cube shadows at full resolution: the low-res map smooths their edges too much; redo the cube part.
+    board_lit = board * irr_full
+
+    ext = (-700.0, -600.0, bw + 700.0, bh + 600.0)
+    tppm = 1.5
+    table = _table_texture(rng, ext, tppm)
+    table *= (ambient + sum(lt.colour * 0.8 for lt in lights)).astype(np.float32)
+
+    mx, my = cam.plane_map()
+    bmx, bmy = (mx + margin) * bppm - 0.5, (my + margin) * bppm - 0.5
+    img = cv2.remap(board_lit, bmx, bmy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
+    inside = cv2.remap(np.ones((H, W), np.float32), bmx, bmy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                       borderValue=0)
+    # The board only covers its own outline (the texture has a margin of table under it).
+    on_board = ((mx > 0) & (mx < bw) & (my > 0) & (my < bh)).astype(np.float32)
+    on_board = cv2.GaussianBlur(on_board, (0, 0), 0.7) * inside
+    tmx, tmy = (mx - ext[0]) * tppm - 0.5, (my - ext[1]) * tppm - 0.5
+    timg = cv2.remap(table, tmx, tmy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+    img = img * on_board[..., None] + timg * (1 - on_board[..., None])
+    del mx, my, bmx, bmy, tmx, tmy, timg, inside, on_board
+
+    order = sorted(cubes, key=lambda cb: -float(np.linalg.norm(cam.centre - [cb.x, cb.y, 0])))
+    for cube in order:
+        _draw_cube(img, cam, cube, lights, ambient, 1.0, rng)
+    if hand is not None:
+        (ex, ey), (tx, ty), hz, width = hand
+        ends = cam.project(np.array([[ex, ey, hz], [tx, ty, hz]]))
+        scale = float(np.linalg.norm(cam.project(np.array([[tx, ty, hz]])) -
+                      cam.project(np.array([[tx + width, ty, hz]]))))
+        skin = _lab_to_lin((float(rng.uniform(35, 75)), float(rng.uniform(10, 20)), float(rng.uniform(15, 28))))
+        col = skin * (ambient + sum(lt.colour * 0.7 for lt in lights))
+        cv2.line(img, tuple(np.round(ends[0]).astype(int)), tuple(np.round(ends[1]).astype(int)),
+                 col.tolist(), max(2, int(scale)), cv2.LINE_AA)
+        cv2.circle(img, tuple(np.round(ends[1]).astype(int)), max(1, int(scale * 0.55)), col.tolist(), -1, cv2.LINE_AA)
+    final, info = _finish_photo(rng, img, look)
+    labels = {"board": template.board, **{n: list(gear[n]) for n in GEAR_GRIDS},
+              "render": {"renderer": "second", "version": VERSION, "seed": seed, "size": list(look.size),
+                         "camera_centre_mm": [round(float(v), 1) for v in cam.centre],
+                         "lens_k1": round(float(cam.dist[0]), 3), "lights": len(lights),
+                         "patches": patches, "hand": hand is not None, "glare_mm": None, **art, **info}}
+    return final, labels
+
+
+def render_photo(seed: int, index: int, look: Look, template: Template) -> tuple[U8, dict[str, Any]]:
+    photo_seed = seed * 10_007 + index
+    rng = np.random.default_rng([photo_seed, 1])
+    gear = _random_gear(rng, template, float(rng.uniform(*look.fill)))
+    return render(template, gear, seed=photo_seed, look=look)
+
+
+def set_folder(root: Path, name: str, seed: int, look: Look) -> Path:
+    key = repr(("second", VERSION, seed, look)).encode()
+    w, h = look.size
+    return root / f"r2-{name}-seed{seed}-{w}x{h}-{hashlib.sha256(key).hexdigest()[:10]}"
+
+
+def photo_set(folder: Path, count: int, seed: int, look: Look, template: Template | None = None) -> list[Path]:
+    """Paths of a set's photos (JPEG as the camera wrote it, plus a ``.json`` label), rendering missing ones."""
+    folder.mkdir(parents=True, exist_ok=True)
+    template = template or load_template()
+    paths = []
+    for i in range(count):
+        path = folder / f"r2-{i:04d}.jpg"
+        paths.append(path)
+        if path.exists() and path.with_suffix(".json").exists():
+            continue
+        img, labels = render_photo(seed, i, look, template)
+        # The JPEG is already the camera's: store it losslessly (PNG would be 30 MB; re-encode at 98).
+        cv2.imwrite(str(path), img, [cv2.IMWRITE_JPEG_QUALITY, 98])
+        path.with_suffix(".json").write_text(json.dumps(labels, indent=1), encoding="utf-8")
+        if (i + 1) % 10 == 0:
+            print(f"  rendered {i + 1}/{count} (second renderer)", file=sys.stderr, flush=True)
+    return paths
