@@ -50,8 +50,9 @@ def full_game() -> list[dict[str, Any]]:
     steps += [press("corr_plus")] * 3
     steps += [{"do": "text", "id": "corr_reason", "value": "miscounted a scroll"}, press("corr_apply")]
     steps += [expect("game.state.scores.Botan", 2)]
-    steps += [press("action_move"), press("action_explore_2"), expect("game.state.scores.Aiko", 31)]
-    steps += [expect("game.state.actions", ["move", "explore"])]
+    # Explore II as Aiko's first action (+1 VP); End turn waits for the second (EN p.4).
+    steps += [press("action_explore_2"), expect("game.state.scores.Aiko", 31)]
+    steps += [expect("game.state.actions", ["explore"]), {"do": "read", "id": "table_message", "key": "blocked"}]
     # Aiko's gear: a metal helmet of 4, a one-handed weapon W W M M (initiative 4).
     steps += [{"do": "go", "screen": "gear"}, press("gear_paint_M")]
     steps += [press(f"gear_helmet_0_{c}") for c in range(4)]
@@ -72,14 +73,16 @@ def full_game() -> list[dict[str, Any]]:
     steps += [{"do": "read", "path": "combat.log", "key": "fight_log"},
               {"do": "read", "path": "combat.message", "key": "fight_message"}, *shot("combat_over")]
     steps += [{"do": "read", "path": "game.log_lines", "key": "game_log"}]
-    # Undo: Chiyo gathers a scroll (+3), the Undo button names it and takes it back.
-    steps += [{"do": "go", "screen": "table"}, press("vp_2"), press("vp_cat_scrolls"),
-              expect("game.state.scores.Chiyo", 3),
-              {"do": "expect", "id": "undo_button", "contains": "Chiyo +3 VP"},
+    # Undo: a dragon VP for Chiyo typed in (+1), the Undo button names it and takes it back.
+    steps += [{"do": "go", "screen": "table"}, press("vp_2"), press("vp_cat_dragons"),
+              expect("game.state.scores.Chiyo", 1),
+              {"do": "expect", "id": "undo_button", "contains": "Chiyo +1 VP"},
               press("undo_button"), expect("game.state.scores.Chiyo", 0)]
-    # The final chapter runs to its end: each of Aiko's turn ends advances the countdown.
+    # The fight (with its Move) was Aiko's second action and ended her turn (EN p.11): End turn advances
+    # the countdown. Then every turn is two actions (a Move and a Rest once the discs run out) and End turn.
+    turn = ["end_turn", "action_move", "action_rest"]
     steps += [press("end_turn"), expect("game.countdown_position", 1), *shot("table_countdown")]
-    steps += [{"do": "until", "path": "game.phase", "equals": "ended", "press": ["end_turn"], "max": 40}]
+    steps += [{"do": "until", "path": "game.phase", "equals": "ended", "press": turn, "max": 120, "pause": 0.2}]
     steps += [expect("game.countdown_position", 8), expect("current_screen", "scoring"), *shot("scoring")]
     steps += [press("export_button"), {"do": "wait_until", "path": "scoring.link", "not_empty": True}]
     # Game data: find a value, correct it in place, reset it.
@@ -113,6 +116,8 @@ def test_ui_full_game_at_each_size(run_app: Any, size: str) -> None:
         assert Path(path).stat().st_size > 10_000
     assert any("defeated" in line or "is out" in line for line in report["reads"]["fight_log"])
     assert any("rolls" in line for line in report["reads"]["game_log"])  # the app's dragon rolls are logged
+    # End turn was disabled after one action, and the message line said why (EN p.4).
+    assert "1 of the turn's 2 actions" in report["reads"]["blocked"] and "(EN p.4)" in report["reads"]["blocked"]
     assert report["reads"]["nav_cs"] == "Stůl"
     assert report["reads"]["nav_de"] == "Tisch"
     assert report["reads"]["nav_en"] == "Table"
@@ -123,14 +128,15 @@ def test_ui_full_game_at_each_size(run_app: Any, size: str) -> None:
 
 def test_ui_resumes_the_game_after_a_crash(run_app: Any) -> None:
     first = [press("start_game"), {"do": "wait_until", "path": "game.phase", "equals": "playing"},
-             press("vp_1"), press("vp_cat_scrolls"), expect("game.state.scores.Botan", 3),
+             press("vp_1"), press("vp_cat_dragons"), expect("game.state.scores.Botan", 1),
+             press("action_move"), press("action_gather"), expect("game.state.actions", ["move", "gather"]),
              press("end_turn"), expect("game.current_player", "Botan"), {"do": "crash"}]
     crashed = run_app(first, allow_exit=3)
     assert crashed.get("crashed") is True and crashed["errors"] == []
     second = [{"do": "wait_until", "path": "game.loaded", "equals": True},
               {"do": "wait", "seconds": 0.2},
               expect("current_screen", "table"),
-              expect("game.state.scores.Botan", 3),
+              expect("game.state.scores.Botan", 1),
               expect("game.current_player", "Botan"),
               {"do": "expect", "id": "undo_button", "contains": "End Aiko's turn"},
               {"do": "quit"}]
@@ -142,7 +148,8 @@ def test_ui_emulated_table_buttons_and_dice_tray(run_app: Any) -> None:
     steps = [press("start_game"), {"do": "wait_until", "path": "game.phase", "equals": "playing"},
              {"do": "wait_until", "path": "status.hardware_ok", "equals": True, "timeout": 20},
              {"do": "read", "id": "status_hardware", "key": "hardware"},
-             # The table's End Turn button ends Aiko's turn in the session.
+             # The table's End Turn button ends Aiko's turn in the session, after her two actions.
+             press("action_move"), press("action_gather"), expect("game.state.actions", ["move", "gather"]),
              {"do": "table", "button": "end_turn"},
              {"do": "wait_until", "path": "game.current_player", "equals": "Botan", "timeout": 10},
              # A fight in which the dragon's dice come from the table's dice tray.

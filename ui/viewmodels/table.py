@@ -197,11 +197,9 @@ class TableModel(EventDispatcher):  # type: ignore[misc]
                 text = None  # the Fight button also leads to the fight being played
             reasons[key] = coretext.translate(text) if text else ""
         self.reasons = reasons
-        shown: list[str] = []
-        for key in ("move", "rest", "end_turn"):
-            if reasons[key] and reasons[key] not in shown:
-                shown.append(reasons[key])
-        self.blocked_text = " ".join(r if r.endswith(".") else r + "." for r in (x[:1].upper() + x[1:] for x in shown))
+        # One sentence for the message line: why End turn waits, else why no action is left.
+        shown = reasons["end_turn"] or (reasons["move"] if reasons["move"] and reasons["rest"] else "")
+        self.blocked_text = shown[:1].upper() + shown[1:]
 
     def reason(self, key: str) -> str:
         """Why the button ``key`` is disabled ("" if it is not)."""
