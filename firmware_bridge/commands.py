@@ -22,17 +22,20 @@ class Button(enum.IntEnum):
     UNDO = protocol.BUTTON_UNDO
 
 
-# The command each button sends to the session. Edit here to follow the session's command names.
-BUTTON_COMMANDS: Mapping[Button, Mapping[str, Any]] = {
+# The command each button sends to the session. Edit here to follow the session's command names. Undo is
+# not a command (it walks the session's log): its entry is None and the app calls the session's undo.
+BUTTON_COMMANDS: Mapping[Button, Mapping[str, Any] | None] = {
     Button.END_TURN: {"type": "end_turn"},
     Button.DRAGON_ROLL: {"type": "fight_roll", "who": "dragon"},
-    Button.UNDO: {"action": "undo"},
+    Button.UNDO: None,
 }
 
 
-def command_for(button: Button) -> dict[str, Any]:
-    """A fresh copy of the command for ``button`` (callers may add fields such as a state id)."""
-    return dict(BUTTON_COMMANDS[button])
+def command_for(button: Button) -> dict[str, Any] | None:
+    """A fresh copy of the command for ``button`` (callers may add fields such as a state id); None for a
+    button that is not a command (Undo)."""
+    command = BUTTON_COMMANDS[button]
+    return None if command is None else dict(command)
 
 
 def dice_from_wire(results: Sequence[tuple[int, int, bool]], dice: Mapping[str, Die]) -> DiceRoll:

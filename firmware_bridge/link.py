@@ -70,7 +70,7 @@ class ButtonPressed:
     """A table button; ``command`` is ready for the session, ``state_id`` is the state the table showed."""
 
     button: Button
-    command: Mapping[str, Any]
+    command: Mapping[str, Any] | None  # None: not a command (Undo walks the session's log)
     state_id: int
 
 

@@ -122,13 +122,14 @@ class Panel:
         *,
         factory: Any,
         clock: Callable[[], float] = time.monotonic,
-        when_command: Callable[[Button, dict[str, Any]], None] | None = None,
+        when_command: Callable[[Button, dict[str, Any] | None], None] | None = None,
         when_tray: Callable[[bool], None] | None = None,
     ) -> None:
         from gpiozero import LED, DigitalInputDevice
         from gpiozero import Button as GpioButton
 
         self.pins = pins
+        self.factory = factory
         self.clock = clock
         self.when_command = when_command
         self.when_tray = when_tray

@@ -82,11 +82,12 @@ class OpenGame:
             events=applied.events if applied is not None else (),
         )
 
-    def do(self, command: Mapping[str, Any]) -> Snapshot:
-        return self.snapshot(self.session.do(command))
+    def do(self, command: Mapping[str, Any], expected_state_id: int | None = None) -> Snapshot:
+        """``expected_state_id``: the state a device showed when it sent this (stale input is refused)."""
+        return self.snapshot(self.session.do(command, expected_state_id=expected_state_id))
 
-    def undo(self, *, force: bool = False) -> Snapshot:
-        return self.snapshot(self.session.undo(force=force))
+    def undo(self, *, force: bool = False, expected_state_id: int | None = None) -> Snapshot:
+        return self.snapshot(self.session.undo(force=force, expected_state_id=expected_state_id))
 
     def redo(self) -> Snapshot:
         return self.snapshot(self.session.redo())

@@ -35,6 +35,9 @@ class Settings:
     # The table (LEDs, buttons and dice tray on one link): "" = the emulated table (simulated),
     # "none" = no hardware, or a pyserial URL (``/dev/ttyACM0``, ``socket://host:port``).
     hardware_url: str = ""
+    # Buttons, a tray switch and a status LED wired to this host's GPIO pins (a Raspberry Pi under the
+    # table); the pins are in panel_pins.toml in the config folder.
+    gpio_panel: bool = False
     # A camera index ("0"), a folder of photos, or "" for none.
     camera: str = ""
     hub_url: str = ""

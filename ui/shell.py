@@ -98,6 +98,7 @@ class FujiKoroApp(App):
         self.first_frame_wall = 0.0
         self.sounds = SoundBoard(enabled=lambda: self.settings.sounds)
         self._event_burst: list[Any] = []
+        self.panel: Any = None
 
     # ---- building ---------------------------------------------------------------------------
     def build(self) -> AppRoot:
@@ -146,6 +147,7 @@ class FujiKoroApp(App):
         if self.settings.sounds:
             Worker("sounds", settle=False).submit(self.sounds.write_files, lambda _files: self._preload_sounds())
         self.status.start()
+        self._start_panel()
         self._configure_convention()
         self.game.bind(on_opened=self._on_game_opened, phase=self._on_phase)
         self.game.resume_last(self.settings.last_game or None)
@@ -162,6 +164,8 @@ class FujiKoroApp(App):
         self.ready = True
 
     def on_stop(self) -> None:
+        if self.panel is not None:
+            self.panel.close()
         if self.combat is not None:
             self.combat.close()
         self.status.stop()
@@ -189,18 +193,39 @@ class FujiKoroApp(App):
     def _on_device_event(self, _status: Any, event: Any) -> None:
         kind = type(event).__name__
         if kind == "ButtonPressed":
-            state_id = int(self.game.state.get("state_id", -1))
-            if event.state_id not in (-1, state_id):
-                return  # pressed while the table showed an older state: ignore, as the protocol asks
-            name = getattr(event.button, "name", str(event.button))
-            if name == "END_TURN" and self.game.phase in ("playing", "final"):
-                self.game.do({"type": "end_turn"})
-            elif name == "DRAGON_ROLL" and self.combat is not None:
-                self.combat.roll_for_dragon()
-            elif name == "UNDO":
-                self.game.undo()
+            self.button_pressed(getattr(event.button, "name", str(event.button)), int(event.state_id))
         elif kind == "DiceRolled" and self.combat is not None:
-            self.combat.tray_roll(event.roll)
+            self.combat.tray_roll(event.roll, int(event.state_id))
+
+    def _start_panel(self) -> None:
+        """The GPIO buttons of this host (``gpio_panel = true`` in app.toml): each press reaches
+        :meth:`button_pressed` on the Kivy thread; a panel that cannot start is one sentence in the log."""
+        if not self.settings.gpio_panel:
+            return
+        from firmware_bridge.panel import Panel, PanelError, load_pins, pin_factory
+
+        def pressed(button: Any, _command: Any) -> None:
+            Clock.schedule_once(lambda _dt: self.button_pressed(button.name))
+
+        try:
+            self.panel = Panel(load_pins(), factory=pin_factory(), when_command=pressed).start()
+        except (PanelError, OSError) as error:
+            Logger.warning("GPIO panel: not started: %s", error)
+            self.errors.append(f"GPIO panel: {error}")
+
+    def button_pressed(self, name: str, state_id: int = -1) -> None:
+        """A table button (over the link) or a GPIO button on this host: what it means now. ``state_id`` is
+        the state the table showed (-1: none, as for the host's own GPIO buttons); the engine refuses a
+        press that answered an older state."""
+        expected = state_id if state_id >= 0 else None
+        if name == "END_TURN" and self.game.phase in ("playing", "final"):
+            self.game.do({"type": "end_turn"}, expected_state_id=expected)
+        elif name == "DRAGON_ROLL" and self.combat is not None:
+            current = int(self.game.state.get("state_id", -1))
+            if expected is None or expected == current:
+                self.combat.roll_for_dragon()
+        elif name == "UNDO":
+            self.game.undo(expected_state_id=expected)
 
     def _on_game_opened(self, _model: Any) -> None:
         event = self._state_event()

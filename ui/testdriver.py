@@ -13,6 +13,7 @@ Steps (``{"do": ..., ...}``):
 ``seconds`` ``key`` (worst frame interval); ``press_row`` ``id`` ``index`` (a RecycleView row);
 ``until`` ``path`` ``equals`` ``press`` [ids] (press the first enabled one until the value is reached);
 ``table`` ``button`` | ``dice`` (press an emulated table button / shake its tray);
+``gpio`` ``pin`` (press and release a button of the host's GPIO panel: gpiozero's mock pins);
 ``dice_seed`` ``seed`` (the combat screen's app rolls become reproducible);
 ``quit``; ``crash`` (``os._exit`` at once, to test resuming).
 Widgets are found by their kv ``id`` in the visible tree (popups first, then the current screen).
@@ -182,6 +183,12 @@ class Driver:
                 threading.Thread(target=emulator.press, args=(step["button"],), daemon=True).start()
             else:
                 threading.Thread(target=emulator.shake_tray, kwargs={"dice": step["dice"]}, daemon=True).start()
+        elif kind == "gpio":
+            if self.app.panel is None:
+                raise DriverError("no GPIO panel is running (gpio_panel = true in app.toml)")
+            pin = self.app.panel.factory.pin(int(step["pin"]))
+            pin.drive_low()  # a button to GND: pressed
+            pin.drive_high()
         elif kind == "crash":
             # A hard stop (as a flat battery would): no on_stop, no flush; the report is written first.
             self.report["crashed"] = True

@@ -228,8 +228,10 @@ class CombatModel(EventDispatcher):  # type: ignore[misc]
         self._send({"type": "fight_start", "dragon": dragon, "samurai": samurai})
 
     # ---- the session's fight ----------------------------------------------------------------
-    def _send(self, command: Mapping[str, Any], then: Callable[[], None] | None = None) -> None:
-        """One fight command through the session (durable before ``then`` runs); errors become the message."""
+    def _send(self, command: Mapping[str, Any], then: Callable[[], None] | None = None,
+              expected_state_id: int | None = None) -> None:
+        """One fight command through the session (durable before ``then`` runs); errors become the message.
+        ``expected_state_id``: the state the dice tray saw (a stale roll is refused by the engine)."""
         if self._game.open_game is None or self._game.phase not in ("playing", "final"):
             self.message = tr._("Start or resume a game first")
             return
@@ -244,7 +246,7 @@ class CombatModel(EventDispatcher):  # type: ignore[misc]
             self.sending = False
             self.message = text
 
-        self._game.do(command, then=done, failed=failed)
+        self._game.do(command, then=done, failed=failed, expected_state_id=expected_state_id)
 
     def _on_state(self, _game: Any, state: Mapping[str, Any]) -> None:
         raw = state.get("combat")
@@ -393,14 +395,14 @@ class CombatModel(EventDispatcher):  # type: ignore[misc]
 
         self._animation = Clock.schedule_interval(step, ANIMATION_STEP)
 
-    def _dragon_rolled(self, dice: DiceRoll, command: dict[str, Any]) -> None:
+    def _dragon_rolled(self, dice: DiceRoll, command: dict[str, Any], expected_state_id: int | None = None) -> None:
         started = time.perf_counter()
         try:
-            self._dragon_rolled_now(dice, command)
+            self._dragon_rolled_now(dice, command, expected_state_id)
         finally:
             self.apply_ms = (time.perf_counter() - started) * 1000
 
-    def _dragon_rolled_now(self, dice: DiceRoll, command: dict[str, Any]) -> None:
+    def _dragon_rolled_now(self, dice: DiceRoll, command: dict[str, Any], expected_state_id: int | None) -> None:
         """Send the dragon's roll with each samurai's suggested removal; alternatives stay open afterwards."""
         fight = self.fight
         assert fight is not None
@@ -434,7 +436,8 @@ class CombatModel(EventDispatcher):  # type: ignore[misc]
                 self.choices = {name: 0 for name in options}
                 self.pending = texts
 
-        self._send({"type": "fight_roll", "who": DRAGON, **command, "removals": removals, "magic": magic}, sent)
+        self._send({"type": "fight_roll", "who": DRAGON, **command, "removals": removals, "magic": magic}, sent,
+                   expected_state_id)
 
     def choose_removal(self, name: str, index: int) -> None:
         choices = dict(self.choices)
@@ -502,7 +505,8 @@ class CombatModel(EventDispatcher):  # type: ignore[misc]
                 rows += [(hand, kind, faces(kind)) for kind in kinds]
         return rows
 
-    def enter_dice(self, entries: list[tuple[str, str, str]], source: DiceSource = DiceSource.HAND) -> None:
+    def enter_dice(self, entries: list[tuple[str, str, str]], source: DiceSource = DiceSource.HAND,
+                   expected_state_id: int | None = None) -> None:
         """Dice read off the table: (weapon or "dragon"/"monk", kind, face) per die, as a typed ``fight_roll``."""
         fight = self._ready()
         if fight is None:
@@ -518,17 +522,18 @@ class CombatModel(EventDispatcher):  # type: ignore[misc]
             except ValueError as error:
                 self.message = str(error)
                 return
-            self._dragon_rolled(dice, {"dice": pairs, "source": source.value})
+            self._dragon_rolled(dice, {"dice": pairs, "source": source.value}, expected_state_id)
             return
         command: dict[str, Any] = {"type": "fight_roll", "who": who, "source": source.value}
         if who.startswith("monk:"):
             command["dice"] = by_hand.get("monk", [])
         else:
             command["weapons"] = [{"hand": hand, "dice": dice} for hand, dice in by_hand.items()]
-        self._send(command)
+        self._send(command, expected_state_id=expected_state_id)
 
-    def tray_roll(self, dice: DiceRoll) -> None:
-        """Dice reported by the table's dice tray, matched to the dice this turn needs by kind."""
+    def tray_roll(self, dice: DiceRoll, state_id: int = -1) -> None:
+        """Dice reported by the table's dice tray, matched to the dice this turn needs by kind. ``state_id``
+        is the state the table showed when the dice fell (-1: the table did not know one yet)."""
         rows = self.dice_for_entry()
         if not rows:
             self.message = tr._("The dice tray rolled, but no fight is waiting for dice")
@@ -543,7 +548,7 @@ class CombatModel(EventDispatcher):  # type: ignore[misc]
         if remaining or not entries:
             self.message = tr.f("The dice tray shows {dice}, which this roll does not use", dice=dice.describe())
             return
-        self.enter_dice(entries, source=DiceSource.TRAY)
+        self.enter_dice(entries, source=DiceSource.TRAY, expected_state_id=state_id if state_id >= 0 else None)
 
     def retreat(self, name: str) -> None:
         if self.fight is None or self.phase != "fight" or self.sending:

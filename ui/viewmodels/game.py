@@ -94,8 +94,10 @@ class GameModel(EventDispatcher):  # type: ignore[misc]
 
     # ---- commands ---------------------------------------------------------------------------
     def do(self, command: Mapping[str, Any], then: Callable[[], None] | None = None,
-           failed: Callable[[str], None] | None = None) -> None:
-        """Run ``command`` on the worker; ``then`` after its state is applied, ``failed`` with the error text."""
+           failed: Callable[[str], None] | None = None, expected_state_id: int | None = None) -> None:
+        """Run ``command`` on the worker; ``then`` after its state is applied, ``failed`` with the error text.
+        ``expected_state_id``: the state the table showed when a device sent it; the engine refuses it if
+        the game moved on meanwhile."""
         game = self.open_game
         if game is None:
             self.error = tr._("Start or resume a game first")
@@ -108,9 +110,9 @@ class GameModel(EventDispatcher):  # type: ignore[misc]
             if then is not None:
                 then()
 
-        self._run(lambda: game.do(dict(command)), done, on_error=failed)
+        self._run(lambda: game.do(dict(command), expected_state_id), done, on_error=failed)
 
-    def undo(self, force: bool = False) -> None:
+    def undo(self, force: bool = False, expected_state_id: int | None = None) -> None:
         game = self.open_game
         if game is None:
             return
@@ -118,7 +120,7 @@ class GameModel(EventDispatcher):  # type: ignore[misc]
             self.error = tr.f("Undo stops at a roll the app made: {what}. Hold Undo to undo it anyway.",
                               what=self.undo_label)
             return
-        self._run(lambda: game.undo(force=force), self._apply)
+        self._run(lambda: game.undo(force=force, expected_state_id=expected_state_id), self._apply)
 
     def redo(self) -> None:
         game = self.open_game
