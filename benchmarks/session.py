@@ -17,11 +17,11 @@ from typing import Any
 
 from companion.datapack import default_pack
 from companion.engine import CommandError, Session
-from companion.fujikoro_game import GAME_NAME, FujiKoro, game_from_pack_raw
+from companion.fujikoro_game import GAME_NAME, FujiKoro
 from store.gamelog import GameFile, Header, Stamped
-from store.sessions import new_session, open_session
+from store.sessions import factories, new_session, open_session
 
-FACTORIES: dict[str, Any] = {GAME_NAME: lambda header: game_from_pack_raw(header.data.get("pack"))}
+FACTORIES: dict[str, Any] = factories()
 COMMANDS = [
     {"type": "action", "action": "move"},
     {"type": "action", "action": "explore", "level": 1},

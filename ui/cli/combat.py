@@ -73,15 +73,13 @@ def run_combat(args: argparse.Namespace) -> int:
 def open_game(db: Path) -> tuple[Any, Any]:
     """The game file and its replayed session; a file that does not open is one line, exit 2."""
     from companion.engine import ReplayError
-    from companion.fujikoro_game import GAME_NAME, game_from_pack_raw
     from store.gamelog import StoreError
-    from store.sessions import open_session
+    from store.sessions import factories, open_session
 
     if not db.exists():
         raise CliError(f"there is no game file {db}; start one with `fujikoro game new --db {db} --players A,B`")
-    factories = {GAME_NAME: lambda header: game_from_pack_raw(header.data.get("pack"))}
     try:
-        return open_session(db, factories)
+        return open_session(db, factories())
     except (StoreError, ReplayError) as error:
         raise CliError(str(error)) from None
 

@@ -85,13 +85,9 @@ def register(subparsers: Any) -> None:
 
 
 def _factories() -> dict[str, Any]:
-    from companion.fujikoro_game import GAME_NAME, game_from_pack_raw
-    from store.gamelog import Header
+    from store.sessions import factories
 
-    def fujikoro(header: Header) -> Any:
-        return game_from_pack_raw(header.data.get("pack"))
-
-    return {GAME_NAME: fujikoro}
+    return factories()
 
 
 def _print(obj: Any) -> None:
