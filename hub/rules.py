@@ -8,10 +8,11 @@ table settles it (chopsticks) - so only that case may leave a rank shared or dec
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+
+from companion import results
 
 #: Score categories of one player, in the order the hub shows them. ``corrections`` is the table's own
 #: manual adjustment (house rules, a forgotten VP); it may be negative.
@@ -45,75 +46,29 @@ def player_key(name: str) -> str:
     return " ".join(name.split()).casefold()
 
 
-def _escape_key(escape_order: int | None) -> float:
-    return math.inf if escape_order is None else float(escape_order)
+def escape_tiebreak(escape_order: int | None) -> int | None:
+    """Fuji Koro's tie-break value (:mod:`companion.results`): the first to leave the Volcano wins a tie,
+    one who left beats one who stayed in (rulebook, "Winning the Game")."""
+    return None if escape_order is None else MAX_PLAYERS + 1 - escape_order
 
 
-def is_unresolved_tie(a: tuple[int, int | None], b: tuple[int, int | None]) -> bool:
-    """Two players (total, escape order) the rulebook cannot separate: same VP and neither escaped."""
-    return a[0] == b[0] and a[1] is None and b[1] is None
+#: Fuji Koro's words for why a player ranks ahead (schema 1 results are Fuji Koro's).
+FUJIKORO_WHY = ("more VP", "the same VP but left the Volcano first")
 
 
 def finishing_ranks(
     players: Sequence[tuple[int, int | None]], *, table_order: Sequence[int] = ()
 ) -> list[int]:
-    """Ranks (1 = winner) for players given as (total VP, escape order or None).
-
-    Ties are broken by the rulebook: the tied player who left the Volcano first ranks higher, and a
-    player who escaped beats a tied player who did not. Players still tied (same VP, neither escaped)
-    share a rank unless ``table_order`` (indices into ``players``, best first) says how the table
-    settled it. Shared ranks use competition ranking (1, 1, 3).
-    """
-    preference = {index: position for position, index in enumerate(table_order)}
-    order = sorted(
-        range(len(players)),
-        key=lambda i: (-players[i][0], _escape_key(players[i][1]), preference.get(i, math.inf)),
-    )
-    ranks = [0] * len(players)
-    for position, index in enumerate(order):
-        if position > 0:
-            previous = order[position - 1]
-            shared = is_unresolved_tie(players[index], players[previous]) and (
-                preference.get(index) is None or preference.get(previous) is None
-            )
-            if shared:
-                ranks[index] = ranks[previous]
-                continue
-        ranks[index] = position + 1
-    return ranks
+    """Ranks (1 = winner) for Fuji Koro players given as (total VP, escape order or None), by the one
+    finishing-order rule of :func:`companion.results.finishing_ranks`: ties go to the player who left the
+    Volcano first; players with equal VP of whom neither escaped share a rank unless ``table_order``
+    (indices, best first) says how the table settled it."""
+    return results.finishing_ranks([(t, escape_tiebreak(e)) for t, e in players], table_order=table_order)
 
 
 def rank_problems(players: Sequence[tuple[int, int | None, int]]) -> list[str]:
-    """Why the ranks sent with a competitive game break the rulebook; empty when they are consistent.
-
-    Each player is (total, escape order or None, rank). A rank must follow the VP and the escape
-    tie-break; only players the rulebook cannot separate may share a rank or be ordered by the table.
-    """
-    problems: list[str] = []
-    for i, (total_i, escape_i, rank_i) in enumerate(players):
-        better = sum(1 for j, p in enumerate(players) if j != i and p[2] < rank_i)
-        if rank_i != better + 1:
-            problems.append(
-                f"player {i + 1} has rank {rank_i} but {better} player(s) rank ahead, so the rank must be "
-                f"{better + 1}"
-            )
-        for j, (total_j, escape_j, rank_j) in enumerate(players):
-            if j <= i:
-                continue
-            a, b = (total_i, escape_i), (total_j, escape_j)
-            if is_unresolved_tie(a, b):
-                continue
-            i_first = (-total_i, _escape_key(escape_i)) < (-total_j, _escape_key(escape_j))
-            if i_first and not rank_i < rank_j:
-                problems.append(_order_problem(i, j, total_i, total_j))
-            if not i_first and not rank_j < rank_i:
-                problems.append(_order_problem(j, i, total_j, total_i))
-    return problems
-
-
-def _order_problem(winner: int, loser: int, total_w: int, total_l: int) -> str:
-    why = "more VP" if total_w != total_l else "the same VP but left the Volcano first"
-    return f"player {winner + 1} must rank ahead of player {loser + 1} ({why})"
+    """Why the ranks of a Fuji Koro game (total, escape order or None, rank) break the rulebook order."""
+    return results.rank_problems([(t, escape_tiebreak(e), r) for t, e, r in players], why=FUJIKORO_WHY)
 
 
 def rank_points_table(values: Iterable[int]) -> tuple[int, ...]:
