@@ -645,3 +645,14 @@ def test_defeating_a_hostile_samurai_counts_for_the_objective_appendix_b_scenari
     act(s, "move")
     refused(s, {"type": "samurai_fight_start", "attacker": {"player": "Ronin", "gear": STRONG},
                 "defender": {"hostile": 2}}, "removed from the game")
+
+
+def test_scenario_1_a_status_token_buys_one_extra_action_appendix_b() -> None:
+    s = game(("A", "B"), scenario=1)
+    s.do({"type": "status_tokens", "player": "A", "delta": 1})
+    act(s, "move", "gather")
+    refused(s, {"type": "action", "action": "move"}, "2 actions")  # without spending a token
+    s.do({"type": "action", "action": "rest", "status_token": True})
+    assert s.state.players[0].status_tokens == 0 and s.state.actions == ("move", "gather", "rest")
+    refused(s, {"type": "action", "action": "move", "status_token": True}, "3 actions")  # no token left
+    s.do({"type": "end_turn"})
