@@ -116,6 +116,8 @@ class PlayerResult:
     start_player: bool = False
     colour: str | None = None
     categories: Mapping[str, int] = field(default_factory=dict)
+    #: The game's tie-break value (companion.results): higher wins a tie on score; None loses to any value.
+    tiebreak: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -66,6 +66,10 @@ results = sa.Table(
     sa.Column("pending", sa.Boolean, nullable=False, server_default=sa.false()),
     sa.Column("source", sa.String(8), nullable=False, server_default="table"),
     sa.Column("table_name", sa.String(40), nullable=True),
+    # 0003: results of any game: its name, a variant (Fuji Koro: "scenario 3"), the schema it came in
+    sa.Column("game", sa.String(32), nullable=False, server_default="fujikoro"),
+    sa.Column("variant", sa.String(40), nullable=True),
+    sa.Column("schema_version", sa.Integer, nullable=False, server_default="1"),
     # a game id is the table's own: another table cannot pre-empt it by sending the same id first
     sa.UniqueConstraint("event_id", "table_id", "game_id", name="uq_results_table_game"),
 )
@@ -79,16 +83,20 @@ result_players = sa.Table(
     sa.Column("name", sa.String(40), nullable=False),
     sa.Column("player_key", sa.String(40), nullable=False, index=True),
     sa.Column("colour", sa.String(20), nullable=False),
-    sa.Column("explored", sa.Integer, nullable=False),
-    sa.Column("scrolls", sa.Integer, nullable=False),
-    sa.Column("dragons", sa.Integer, nullable=False),
-    sa.Column("gear_cards", sa.Integer, nullable=False),
-    sa.Column("shogun", sa.Integer, nullable=False),
-    sa.Column("scenario", sa.Integer, nullable=False),
-    sa.Column("corrections", sa.Integer, nullable=False),
+    # 0001's Fuji Koro categories: kept for old rows, no longer written (0003: ``scores``)
+    sa.Column("explored", sa.Integer, nullable=True),
+    sa.Column("scrolls", sa.Integer, nullable=True),
+    sa.Column("dragons", sa.Integer, nullable=True),
+    sa.Column("gear_cards", sa.Integer, nullable=True),
+    sa.Column("shogun", sa.Integer, nullable=True),
+    sa.Column("scenario", sa.Integer, nullable=True),
+    sa.Column("corrections", sa.Integer, nullable=True),
     sa.Column("total", sa.Integer, nullable=False),
     sa.Column("rank", sa.Integer, nullable=False),
-    sa.Column("escape_order", sa.Integer, nullable=True),
+    sa.Column("escape_order", sa.Integer, nullable=True),  # schema 1 (Fuji Koro) only
+    # 0003: points by the game's own categories (JSON object) and the game's tie-break value
+    sa.Column("scores", sa.Text, nullable=True),
+    sa.Column("tiebreak", sa.Integer, nullable=True),
 )
 
 # One live row per table (0002): a table plays one game at a time, so a table cannot flood the projector.
@@ -208,6 +216,18 @@ def migrate(engine: Engine, revision: str = "head") -> None:
             else:
                 connection.exec_driver_sql("PRAGMA foreign_keys=ON")
                 connection.commit()
+
+
+def head_revision() -> str:
+    """The newest schema revision the packaged migrations build."""
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    head = ScriptDirectory.from_config(config).get_current_head()
+    assert head is not None
+    return str(head)
 
 
 def current_revision(engine: Engine) -> str | None:

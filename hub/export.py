@@ -18,21 +18,30 @@ def _cell(value: Any) -> Any:
 
 
 def results_csv(results: list[dict[str, Any]], rank_points: tuple[int, ...]) -> str:
+    """One row per player per result; a column per score category of every game in the event (Fuji Koro's
+    first, in its order), empty where a game has no such category."""
+    categories = list(CATEGORIES)
+    for r in results:
+        for p in r["players"]:
+            categories += [c for c in p["scores"] if c not in categories]
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(
         ["result_id", "game_id", "round", "table", "mode", "scenario_number", "duration_seconds", "void",
-         "revision", "player", "colour", *(f"vp_{c}" for c in CATEGORIES), "total", "rank", "escape_order",
-         "rank_points"]
+         "revision", "player", "colour", *(f"vp_{c}" for c in categories), "total", "rank", "escape_order",
+         "rank_points", "game", "variant", "tiebreak", "pending"]
     )
     for r in results:
         for p in r["players"]:
-            points = 0 if r["void"] or r["mode"] != "competitive" else points_for_rank(p["rank"], rank_points)
+            counted = not r["void"] and not r["pending"] and r["mode"] == "competitive"
+            points = points_for_rank(p["rank"], rank_points) if counted else 0
+            escape, tiebreak = p.get("escape_order"), p.get("tiebreak")
             writer.writerow(
                 [r["result_id"], r["game_id"], r["round"], _cell(r["table"]), r["mode"], r["scenario"],
                  r["duration_seconds"], int(r["void"]), r["revision"], _cell(p["name"]), _cell(p["colour"]),
-                 *(p["scores"][c] for c in CATEGORIES), p["total"], p["rank"],
-                 "" if p["escape_order"] is None else p["escape_order"], points]
+                 *(p["scores"].get(c, "") for c in categories), p["total"], p["rank"],
+                 "" if escape is None else escape, points, r["game"], _cell(r["variant"] or ""),
+                 "" if tiebreak is None else tiebreak, int(r["pending"])]
             )
     return out.getvalue()
 

@@ -177,9 +177,10 @@ def admin_page(
     for r in reversed(results):
         players = "<br>".join(
             f"{p['rank']}. {escape(p['name'])} ({escape(p['colour'])}) {p['total']}"
-            + ("" if p["escape_order"] is None else f" - escaped #{p['escape_order']}")
+            + ("" if p.get("escape_order") is None else f" - escaped #{p['escape_order']}")
+            + ("" if p.get("tiebreak") is None else f" - tie-break {p['tiebreak']}")
             + " <span class='muted'>"
-            + " ".join(f"{c}={p['scores'][c]}" for c in CATEGORIES)
+            + " ".join(f"{escape(c)}={v}" for c, v in p["scores"].items())
             + "</span>"
             for p in sorted(r["players"], key=lambda p: p["rank"])
         )
@@ -193,7 +194,8 @@ def admin_page(
                             f" {reason} <button>Approve</button>")
         css = "void" if r["void"] else "pending" if r["pending"] else ""
         rows.append(
-            f"<tr class='{css}'><td>{rid}</td><td>{escape(r['table'])}</td>"
+            f"<tr class='{css}'><td>{rid}</td><td>{escape(r['table'])}<br><span class='muted'>"
+            f"{escape(r['game'])}{'' if not r['variant'] else ', ' + escape(r['variant'])}</span></td>"
             f"<td>{r['round']}</td><td>{players}</td><td>rev {r['revision']}</td><td>{approve}"
             + _form(f"{base}/results/{rid}/{action}", csrf_token, f"{reason} <button>{action.title()}</button>")
             + "<details><summary>Correct</summary>"
@@ -283,8 +285,9 @@ def player_page(*, event_name: str, event_code: str, player: str, games: Sequenc
     rows = "".join(
         f"<tr{' class=void' if g['void'] else ''}><td>{g['round']}</td><td>{escape(g['table'])}</td>"
         f"<td class='n'>{g['rank']} / {g['players']}</td><td class='n'>{g['total']}</td>"
-        f"<td class='n'>{g['rank_points']}</td><td>{'' if g['escape_order'] is None else g['escape_order']}</td>"
-        f"<td>{escape(g['mode'])}, scenario {g['scenario']}</td></tr>"
+        f"<td class='n'>{g['rank_points']}</td><td>{'' if g.get('escape_order') is None else g['escape_order']}</td>"
+        f"<td>{escape(g['game'])}, {escape(g['mode'])}{'' if not g['variant'] else ', ' + escape(g['variant'])}"
+        "</td></tr>"
         for g in games
     )
     return f"""<!doctype html><html lang="en"><head>{_HEAD}

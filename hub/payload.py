@@ -13,6 +13,8 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+from companion import results
+from companion.engine import Result
 from hub.rules import CATEGORIES, Mode, finishing_ranks, player_key
 
 #: The session's category names (companion.fujikoro_game.Category) and what the hub calls them; both
@@ -102,3 +104,63 @@ def build_result_payload(
         "players": lines,
     }
     return payload
+
+
+def build_lines(
+    players: Sequence[Mapping[str, Any]], *, table_order: Sequence[str] = ()
+) -> list[dict[str, Any]]:
+    """Schema 2 player lines from plain dicts (``name``, ``colour`` or None, ``scores``, ``tiebreak`` or
+    None): totals added, ranks by the one finishing-order rule (:mod:`companion.results`)."""
+    lines: list[dict[str, Any]] = []
+    for index, player in enumerate(players):
+        scores = {str(name): int(value) for name, value in dict(player.get("scores") or {}).items()}
+        colour = player.get("colour")
+        tiebreak = player.get("tiebreak")
+        lines.append({
+            "name": str(player["name"]).strip(),
+            "colour": f"seat {index + 1}" if colour is None else str(colour).strip(),
+            "scores": scores,
+            "total": sum(scores.values()),
+            "tiebreak": None if tiebreak is None else int(tiebreak),
+            "rank": 0,
+        })
+    keys = [player_key(line["name"]) for line in lines]
+    unknown = [name for name in table_order if player_key(name) not in keys]
+    if unknown:
+        raise PayloadError(f"table_order names players not in the game: {unknown}")
+    ranks = results.finishing_ranks([(line["total"], line["tiebreak"]) for line in lines],
+                                    table_order=[keys.index(player_key(name)) for name in table_order])
+    for line, rank in zip(lines, ranks, strict=True):
+        line["rank"] = rank
+    return lines
+
+
+def payload_from_result(
+    result: Result, *, game: str, game_id: str | uuid.UUID, seq: int, duration_seconds: float,
+    variant: str | None = None, finished_at: datetime | None = None, table_order: Sequence[str] = (),
+) -> dict[str, Any]:
+    """The schema 2 payload of a finished game, from the game's own :class:`companion.engine.Result`
+    (categories and tie-break value per player, as the game scored them)."""
+    try:
+        parsed_id = uuid.UUID(str(game_id))
+    except ValueError as error:
+        raise PayloadError(f"game_id must be a UUID, got {game_id!r}") from error
+    lines = build_lines(
+        [{"name": p.name, "colour": p.colour, "scores": dict(p.categories), "tiebreak": p.tiebreak}
+         for p in result.players],
+        table_order=table_order,
+    )
+    if result.cooperative:
+        for line, player in zip(lines, result.players, strict=True):
+            line["rank"] = player.rank
+    return {
+        "schema_version": 2,
+        "game": game,
+        "game_id": str(parsed_id),
+        "seq": int(seq),
+        "mode": Mode.COOPERATIVE.value if result.cooperative else Mode.COMPETITIVE.value,
+        "variant": variant,
+        "duration_seconds": int(round(duration_seconds)),
+        "finished_at": None if finished_at is None else finished_at.isoformat(),
+        "players": lines,
+    }

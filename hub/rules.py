@@ -26,6 +26,9 @@ CATEGORIES: tuple[str, ...] = (
     "corrections",
 )
 
+#: The game schema 1 results are (tablets that sent results before results named their game).
+FUJIKORO_GAME = "fujikoro"
+
 #: Rank points by finishing rank (1st, 2nd, ...), used unless an event sets its own table.
 DEFAULT_RANK_POINTS: tuple[int, ...] = (10, 7, 5, 3, 2, 1)
 
@@ -97,13 +100,14 @@ def points_for_rank(rank: int, table: Sequence[int]) -> int:
 
 
 @dataclass(frozen=True, slots=True)
-class PlayerLine:
-    """One player's line in one counted game."""
+class CountedPlayer:
+    """One player's line in one counted game; ``tiebreak`` is the game's tie-break value (Fuji Koro: an
+    escape from the Volcano)."""
 
     name: str
     total: int
     rank: int
-    escape_order: int | None
+    tiebreak: int | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +118,8 @@ class CountedGame:
     round: int
     table: str
     mode: Mode
-    players: tuple[PlayerLine, ...]
+    players: tuple[CountedPlayer, ...]
+    game: str = FUJIKORO_GAME
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,27 +145,32 @@ class _Tally:
 
 
 def standings(
-    games: Iterable[CountedGame], rank_points: Sequence[int], *, round_number: int | None = None
+    games: Iterable[CountedGame], rank_points: Sequence[int], *, round_number: int | None = None,
+    game: str | None = None,
 ) -> list[StandingRow]:
-    """Standings over the competitive games (of one round, or all when ``round_number`` is None).
+    """Standings over the competitive games (of one round, or all when ``round_number`` is None; of one
+    game, or every game when ``game`` is None - rank points are comparable across games).
 
-    Order: rank points, then wins, then total VP, then escapes (the rulebook rewards leaving the
-    Volcano). Players equal on all four share a place. Cooperative games earn no rank points.
+    Order: rank points, then wins, then total VP, then the games with a tie-break value (in Fuji Koro,
+    escapes: the rulebook rewards leaving the Volcano). Players equal on all four share a place.
+    Cooperative games earn no rank points.
     """
     tallies: dict[str, _Tally] = {}
-    for game in games:
-        if game.mode is not Mode.COMPETITIVE:
+    for counted in games:
+        if counted.mode is not Mode.COMPETITIVE:
             continue
-        if round_number is not None and game.round != round_number:
+        if round_number is not None and counted.round != round_number:
             continue
-        for line in game.players:
+        if game is not None and counted.game != game:
+            continue
+        for line in counted.players:
             tally = tallies.setdefault(player_key(line.name), _Tally(line.name))
             tally.names[line.name] = tally.names.get(line.name, 0) + 1
             tally.rank_points += points_for_rank(line.rank, rank_points)
             tally.wins += 1 if line.rank == 1 else 0
             tally.games += 1
             tally.vp += line.total
-            tally.escapes += 0 if line.escape_order is None else 1
+            tally.escapes += 0 if line.tiebreak is None else 1
     ordered = sorted(
         tallies.values(),
         key=lambda t: (-t.rank_points, -t.wins, -t.vp, -t.escapes, player_key(t.name)),

@@ -12,12 +12,22 @@ import hashlib
 import json
 import uuid
 from datetime import datetime
-from typing import Annotated, Literal, Self
+from typing import Annotated, Any, Literal, Self
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Discriminator,
+    Field,
+    StringConstraints,
+    Tag,
+    model_validator,
+)
 
+from companion import results
 from hub.names import clean_text
-from hub.rules import CATEGORIES, MAX_PLAYERS, Mode, player_key, rank_problems
+from hub.rules import CATEGORIES, FUJIKORO_GAME, MAX_PLAYERS, Mode, escape_tiebreak, player_key, rank_problems
 
 MAX_VP = 1000
 
@@ -92,7 +102,8 @@ def _check_players(players: list[PlayerResult], mode: Mode) -> None:
 
 
 class GameResult(_Strict):
-    """One finished game, sent by the table that played it."""
+    """One finished game of Fuji Koro, as tablets sent it before results named their game (schema 1);
+    still accepted, and stored as the schema 2 result it is (:meth:`lines`)."""
 
     schema_version: Literal[1] = 1
     game_id: uuid.UUID
@@ -111,8 +122,117 @@ class GameResult(_Strict):
 
     def content_hash(self) -> str:
         """Fingerprint of the content: a replay with the same game id must match it exactly."""
-        canonical = json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(canonical.encode()).hexdigest()
+        return _fingerprint(self)
+
+    @property
+    def game(self) -> str:
+        return FUJIKORO_GAME
+
+    @property
+    def variant(self) -> str | None:
+        return f"scenario {self.scenario}" if self.scenario else None
+
+    def lines(self) -> list[PlayerLine]:
+        return v1_lines(self.players)
+
+    def escape_orders(self) -> list[int | None]:
+        return [p.escape_order for p in self.players]
+
+
+def v1_lines(players: list[PlayerResult]) -> list[PlayerLine]:
+    """Fuji Koro's schema 1 players as game-neutral lines: the 7 categories, escape order as tie-break."""
+    return [
+        PlayerLine(name=p.name, colour=p.colour, scores={c: int(getattr(p.scores, c)) for c in CATEGORIES},
+                   total=p.total, tiebreak=escape_tiebreak(p.escape_order), rank=p.rank)
+        for p in players
+    ]
+
+
+def _fingerprint(model: BaseModel) -> str:
+    canonical = json.dumps(model.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+#: A game's or a score category's machine name: lower-case letters, digits and underscores.
+Slug = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]{0,31}$")]
+MAX_CATEGORIES = 16
+Total = Annotated[int, Field(strict=True, ge=-MAX_VP * MAX_CATEGORIES, le=MAX_VP * MAX_CATEGORIES)]
+TieBreak = Annotated[int, Field(strict=True, ge=-1_000_000, le=1_000_000)]
+
+
+class PlayerLine(_Strict):
+    """One player of any game: points by the game's own categories, the total, the game's tie-break
+    value (higher wins a tie; null loses to any value) and the rank."""
+
+    name: Name
+    colour: Colour
+    scores: Annotated[dict[Slug, SignedVP], Field(max_length=MAX_CATEGORIES)]
+    total: Total
+    tiebreak: TieBreak | None = None
+    rank: Place
+
+
+def check_lines(lines: list[PlayerLine], mode: Mode) -> None:
+    """The same checks for every game: names and colours differ, totals add up, ranks follow the one
+    finishing-order rule (:mod:`companion.results`)."""
+    names = [player_key(p.name) for p in lines]
+    if len(set(names)) != len(names):
+        raise ValueError("player names must be different within a game")
+    colours = [p.colour.casefold() for p in lines]
+    if len(set(colours)) != len(colours):
+        raise ValueError("player colours must be different within a game")
+    for index, line in enumerate(lines):
+        if line.total != sum(line.scores.values()):
+            raise ValueError(f"player {index + 1} ({line.name}): total {line.total} is not the sum of the "
+                             f"categories ({sum(line.scores.values())})")
+    if mode is Mode.COMPETITIVE:
+        if len(lines) < 2:
+            raise ValueError("a competitive game has 2 to 6 players")
+        problems = results.rank_problems([(p.total, p.tiebreak, p.rank) for p in lines])
+        if problems:
+            raise ValueError("ranks break the finishing order: " + "; ".join(problems[:3]))
+    elif any(p.rank > len(lines) for p in lines):
+        raise ValueError("a rank cannot exceed the number of players")
+
+
+class GameResultV2(_Strict):
+    """One finished game of any game the app plays (schema 2), sent by the table that played it."""
+
+    schema_version: Literal[2]
+    game: Slug
+    game_id: uuid.UUID
+    seq: Seq
+    mode: Mode
+    variant: Annotated[str, BeforeValidator(_clean), StringConstraints(min_length=1, max_length=40)] | None = None
+    duration_seconds: Annotated[int, Field(strict=True, ge=0, le=48 * 3600)]
+    round: Round | None = None
+    finished_at: datetime | None = None
+    players: Annotated[list[PlayerLine], Field(min_length=1, max_length=MAX_PLAYERS)]
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Self:
+        check_lines(self.players, self.mode)
+        return self
+
+    def content_hash(self) -> str:
+        return _fingerprint(self)
+
+    def lines(self) -> list[PlayerLine]:
+        return list(self.players)
+
+    def escape_orders(self) -> list[int | None]:
+        return [None] * len(self.players)
+
+
+def _schema_of(value: Any) -> str:
+    version = value.get("schema_version", 1) if isinstance(value, dict) else getattr(value, "schema_version", 1)
+    return "v2" if version == 2 else "v1"
+
+
+#: What a table may send: schema 2 (any game), or schema 1 (Fuji Koro, older tablets).
+AnyResult = Annotated[
+    Annotated[GameResult, Tag("v1")] | Annotated[GameResultV2, Tag("v2")], Discriminator(_schema_of)
+]
 
 
 class LivePlayer(_Strict):
@@ -151,10 +271,12 @@ class JoinResponse(BaseModel):
 
 
 class Correction(_Strict):
-    """An admin's replacement of a result's players (and optionally its round), with a reason."""
+    """An admin's replacement of a result's players (and optionally its round), with a reason: schema 1
+    players for a schema 1 result, player lines for any other."""
 
     reason: Reason
-    players: Annotated[list[PlayerResult], Field(min_length=1, max_length=MAX_PLAYERS)]
+    players: Annotated[list[PlayerResult], Field(min_length=1, max_length=MAX_PLAYERS)] | Annotated[
+        list[PlayerLine], Field(min_length=1, max_length=MAX_PLAYERS)]
     round: Round | None = None
 
 
@@ -196,18 +318,21 @@ class RenameBody(_Strict):
 
 
 class PaperPlayer(_Strict):
-    """A player's line from a paper score sheet; the hub adds the total and the rank."""
+    """A player's line from a paper score sheet; the hub adds the total and the rank. Fuji Koro gives
+    ``escape_order``; another game its ``tiebreak`` value."""
 
     name: Name
     colour: Colour | None = None
-    scores: dict[str, Annotated[int, Field(strict=True, ge=-MAX_VP, le=MAX_VP)]] = Field(default_factory=dict)
+    scores: Annotated[dict[Slug, SignedVP], Field(max_length=MAX_CATEGORIES)] = Field(default_factory=dict)
     escape_order: Place | None = None
+    tiebreak: TieBreak | None = None
 
 
 class PaperResult(_Strict):
     """A result the organiser types in from a paper score sheet (a table whose tablet failed)."""
 
     reason: Reason
+    game: Slug = FUJIKORO_GAME
     table_name: Name | None = None
     mode: Mode = Mode.COMPETITIVE
     scenario: Annotated[int, Field(strict=True, ge=0, le=8)] = 0

@@ -36,15 +36,16 @@ from hub.export import results_csv, standings_csv
 from hub.guard import GuardedH11Protocol, GuardSettings, log_config, raise_file_limit
 from hub.rules import CATEGORIES, points_for_rank, rounds_played, standings
 from hub.schema import (
+    AnyResult,
     ApproveBody,
     Correction,
-    GameResult,
     JoinRequest,
     JoinResponse,
     LiveResponse,
     LiveUpdate,
     PaperPlayer,
     PaperResult,
+    PlayerLine,
     PlayerResult,
     ReasonBody,
     RenameBody,
@@ -320,6 +321,7 @@ TableAuth = Annotated[tuple[EventInfo, TableInfo], Depends(table_auth)]
 AdminAuth = Annotated[EventInfo, Depends(admin_auth)]
 RoundQuery = Annotated[int | None, Query(ge=1, le=999)]
 RefreshQuery = Annotated[int | None, Query(ge=200, le=600_000)]
+GameQuery = Annotated[str | None, Query(pattern=r"^[a-z][a-z0-9_]{0,31}$")]
 
 
 class PublicCache:
@@ -427,7 +429,7 @@ def create_app(settings: HubSettings) -> FastAPI:
         )
 
     @app.post("/api/events/{code}/tables/{table_id}/results", status_code=201)
-    def submit_result(auth: TableAuth, body: GameResult, response: Response) -> SubmitResponse:
+    def submit_result(auth: TableAuth, body: AnyResult, response: Response) -> SubmitResponse:
         _event, table = auth
         limits.check("result", str(table.id), "results")
         outcome = store.submit_result(table, body)
@@ -450,16 +452,19 @@ def create_app(settings: HubSettings) -> FastAPI:
         return LiveResponse(status=status, game_id=body.game_id, seq=body.seq)  # type: ignore[arg-type]
 
     # ------------------------------------------------------------------ public reads
-    def standings_json(event: EventInfo, round_number: int | None, *, fresh: bool = False) -> dict[str, Any]:
+    def standings_json(event: EventInfo, round_number: int | None, *, fresh: bool = False,
+                       game: str | None = None) -> dict[str, Any]:
         def compute() -> dict[str, Any]:
             games = store.counted_games(event)
-            rows = standings(games, event.rank_points, round_number=round_number)
+            rows = standings(games, event.rank_points, round_number=round_number, game=game)
             return {
                 "event": event.name,
                 "round": round_number,
                 "current_round": event.current_round,
                 "round_open": event.round_open,
                 "rounds": rounds_played(games),
+                "game": game,
+                "games": sorted({g.game for g in games}),
                 "rank_points": list(event.rank_points),
                 "standings": [
                     {"place": r.place, "name": r.name, "rank_points": r.rank_points, "wins": r.wins,
@@ -468,11 +473,12 @@ def create_app(settings: HubSettings) -> FastAPI:
                 ],
             }
 
-        return compute() if fresh else public.get(("standings", event.id, round_number), event, compute)
+        return compute() if fresh else public.get(("standings", event.id, round_number, game), event, compute)
 
     @app.get("/api/events/{code}/standings")
-    def get_standings(code: str, round: RoundQuery = None) -> dict[str, Any]:  # noqa: A002 - URL word
-        return standings_json(store.event(code), round)
+    def get_standings(code: str, round: RoundQuery = None,  # noqa: A002 - URL word
+                      game: GameQuery = None) -> dict[str, Any]:
+        return standings_json(store.event(code), round, game=game)
 
     def history(event: EventInfo, name: str) -> list[dict[str, Any]]:
         games = store.player_history(event, name)
@@ -581,11 +587,12 @@ def create_app(settings: HubSettings) -> FastAPI:
         return {"lookalikes": store.lookalike_names(event)}
 
     @app.get("/api/events/{code}/export.csv")
-    def export_csv(event: AdminAuth, what: str = "results", round: RoundQuery = None) -> Response:  # noqa: A002
+    def export_csv(event: AdminAuth, what: str = "results", round: RoundQuery = None,  # noqa: A002
+                   game: GameQuery = None) -> Response:
         if what == "results":
             text = results_csv(store.results(event), event.rank_points)
         elif what == "standings":
-            text = standings_csv(standings_json(event, round, fresh=True)["standings"])
+            text = standings_csv(standings_json(event, round, fresh=True, game=game)["standings"])
         else:
             raise InvalidError("what must be 'results' or 'standings'")
         filename = f"{event.code}-{what}{'' if round is None else f'-round{round}'}.csv"
@@ -777,7 +784,7 @@ def _table_action(store: HubStore, event: EventInfo, table_id: int, action: str,
     raise NotFoundError(f"unknown table action {action!r}")
 
 
-_PLAYERS = TypeAdapter(list[PlayerResult])
+_PLAYERS: TypeAdapter[list[PlayerResult] | list[PlayerLine]] = TypeAdapter(list[PlayerResult] | list[PlayerLine])
 
 
 def _apply_form(
@@ -883,7 +890,8 @@ def _first_problem(error: Exception) -> str:
 
 
 def _where(problem: Any) -> str:
-    return ".".join(str(part) for part in problem.get("loc", ()))
+    # "v1"/"v2" are the schema tags of a result body, not a place the sender wrote anything
+    return ".".join(str(part) for part in problem.get("loc", ()) if part not in ("v1", "v2"))
 
 
 def _summary(problems: list[Any]) -> str:

@@ -28,13 +28,25 @@ from hub.names import TextError, clean_text, lookalike_groups
 from hub.rules import (
     CATEGORIES,
     DEFAULT_RANK_POINTS,
+    FUJIKORO_GAME,
     CountedGame,
+    CountedPlayer,
     Mode,
-    PlayerLine,
+    escape_tiebreak,
     player_key,
     rank_points_table,
 )
-from hub.schema import GameResult, LiveUpdate, PaperResult, PlayerResult, _check_players
+from hub.schema import (
+    GameResult,
+    GameResultV2,
+    LiveUpdate,
+    PaperResult,
+    PlayerLine,
+    PlayerResult,
+    _check_players,
+    check_lines,
+    v1_lines,
+)
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 JOIN_SECRET_LENGTH = 10  # 32^10 = 2^50: out of reach of guessing through the join rate limit
@@ -482,7 +494,7 @@ class HubStore:
                 )
 
     # ----------------------------------------------------------------------------- results
-    def submit_result(self, table: TableInfo, result: GameResult) -> SubmitOutcome:
+    def submit_result(self, table: TableInfo, result: GameResult | GameResultV2) -> SubmitOutcome:
         """Store a finished game once; a replay is a duplicate, a different replay a conflict."""
         game_id = str(result.game_id)
         content_hash = result.content_hash()
@@ -504,7 +516,7 @@ class HubStore:
                         "submitted": _dumps(result.model_dump(mode="json")),
                         "round": round_number,
                         "mode": result.mode.value,
-                        "scenario": result.scenario,
+                        "scenario": result.scenario if isinstance(result, GameResult) else 0,
                         "duration_seconds": result.duration_seconds,
                         "received_at": now_iso(),
                         "void": False,
@@ -512,9 +524,12 @@ class HubStore:
                         "pending": pending,
                         "source": "table",
                         "table_name": None,
+                        "game": result.game,
+                        "variant": result.variant,
+                        "schema_version": result.schema_version,
                     },
                 ).inserted_primary_key)
-                self._insert_players(connection, result_id, result.players)
+                self._insert_players(connection, result_id, result.lines(), result.escape_orders())
                 connection.execute(_DELETE_LIVE, {"table_id": table.id, "game_id": game_id})
                 self._audit(
                     connection, table.event_id, result_id, "submitted", f"table:{table.name}", None, None,
@@ -544,7 +559,9 @@ class HubStore:
             )
         return SubmitOutcome("duplicate", row.id, row.round, bool(row.pending))
 
-    def _insert_players(self, connection: Connection, result_id: int, players: Sequence[PlayerResult]) -> None:
+    def _insert_players(
+        self, connection: Connection, result_id: int, lines: Sequence[PlayerLine], escape_orders: Sequence[int | None]
+    ) -> None:
         connection.execute(
             _INSERT_PLAYERS,
             [
@@ -554,12 +571,13 @@ class HubStore:
                     "name": p.name,
                     "player_key": player_key(p.name)[:40],
                     "colour": p.colour,
-                    **{name: int(getattr(p.scores, name)) for name in CATEGORIES},
+                    "scores": _dumps(dict(p.scores)),
+                    "tiebreak": p.tiebreak,
                     "total": p.total,
                     "rank": p.rank,
-                    "escape_order": p.escape_order,
+                    "escape_order": escape,
                 }
-                for position, p in enumerate(players)
+                for position, (p, escape) in enumerate(zip(lines, escape_orders, strict=True))
             ],
         )
 
@@ -659,6 +677,9 @@ class HubStore:
                 "source": r.source,
                 "round": r.round,
                 "pending": bool(r.pending),
+                "game": r.game,
+                "variant": r.variant,
+                "schema_version": r.schema_version,
                 "mode": r.mode,
                 "scenario": r.scenario,
                 "duration_seconds": r.duration_seconds,
@@ -666,7 +687,7 @@ class HubStore:
                 "void": bool(r.void),
                 "revision": r.revision,
                 "content_hash": r.content_hash,
-                "players": players[r.id],
+                "players": [_in_schema(p, r.schema_version) for p in players[r.id]],
             }
             for r in rows
         ]
@@ -686,8 +707,11 @@ class HubStore:
                 round=r["round"],
                 table=r["table"],
                 mode=Mode(r["mode"]),
+                game=r["game"],
                 players=tuple(
-                    PlayerLine(p["name"], p["total"], p["rank"], p["escape_order"]) for p in r["players"]
+                    CountedPlayer(p["name"], p["total"], p["rank"],
+                                  p["tiebreak"] if "tiebreak" in p else escape_tiebreak(p["escape_order"]))
+                    for p in r["players"]
                 ),
             )
             for r in rows
@@ -708,6 +732,8 @@ class HubStore:
                             "table": r["table"],
                             "mode": r["mode"],
                             "scenario": r["scenario"],
+                            "game": r["game"],
+                            "variant": r["variant"],
                             "void": r["void"],
                             "players": len(r["players"]),
                             **p,
@@ -717,12 +743,24 @@ class HubStore:
 
     # ----------------------------------------------------------------------------- admin changes
     def correct(
-        self, event: EventInfo, result_id: int, players: Sequence[PlayerResult], *, reason: str,
-        round_number: int | None = None, actor: str = "admin",
+        self, event: EventInfo, result_id: int, players: Sequence[PlayerResult] | Sequence[PlayerLine], *,
+        reason: str, round_number: int | None = None, actor: str = "admin",
     ) -> dict[str, Any]:
+        """Replace a result's players: schema 1 players (a Fuji Koro result) or player lines (any game)."""
         before = self.result(event, result_id)
+        mode = Mode(before["mode"])
         try:
-            _check_players(list(players), Mode(before["mode"]))
+            if all(isinstance(p, PlayerResult) for p in players):
+                if before["game"] != FUJIKORO_GAME:
+                    raise ValueError(f"this is a {before['game']} result: send its players as player lines "
+                                     "(scores, total, tiebreak, rank)")
+                v1 = [p for p in players if isinstance(p, PlayerResult)]
+                _check_players(v1, mode)
+                lines, escapes = v1_lines(v1), [p.escape_order for p in v1]
+            else:
+                lines = [p for p in players if isinstance(p, PlayerLine)]
+                check_lines(lines, mode)
+                escapes = [None] * len(lines)
         except ValueError as error:
             raise InvalidError(str(error)) from error
         with self._write() as connection:
@@ -737,7 +775,7 @@ class HubStore:
             if not changed:
                 raise ConflictError("the result changed meanwhile; reload and try again")
             connection.execute(sa.delete(db.result_players).where(db.result_players.c.result_id == result_id))
-            self._insert_players(connection, result_id, players)
+            self._insert_players(connection, result_id, lines, escapes)
             after = {
                 "round": before["round"] if round_number is None else round_number,
                 "players": [p.model_dump(mode="json") for p in players],
@@ -792,14 +830,22 @@ class HubStore:
     def enter_paper_result(self, event: EventInfo, paper: PaperResult, actor: str = "admin") -> dict[str, Any]:
         """A result typed in by the organiser from a paper score sheet; counts in the round given or
         the current one, and is audited like every change."""
-        from hub.payload import PayloadError, build_result_payload
+        from hub.payload import PayloadError, build_lines, build_result_payload
 
+        result: GameResult | GameResultV2
         try:
-            payload = build_result_payload(
-                [p.model_dump() for p in paper.players], game_id=uuid.uuid4(), seq=0, mode=paper.mode,
-                scenario=paper.scenario, duration_seconds=0, table_order=paper.table_order,
-            )
-            result = GameResult.model_validate(payload)
+            if paper.game == FUJIKORO_GAME:
+                result = GameResult.model_validate(build_result_payload(
+                    [p.model_dump(exclude={"tiebreak"}) for p in paper.players], game_id=uuid.uuid4(), seq=0,
+                    mode=paper.mode, scenario=paper.scenario, duration_seconds=0, table_order=paper.table_order,
+                ))
+            else:
+                result = GameResultV2.model_validate({
+                    "schema_version": 2, "game": paper.game, "game_id": str(uuid.uuid4()), "seq": 0,
+                    "mode": paper.mode.value, "duration_seconds": 0,
+                    "players": build_lines([p.model_dump(exclude={"escape_order"}) for p in paper.players],
+                                           table_order=paper.table_order),
+                })
         except (PayloadError, ValueError) as error:
             raise InvalidError(f"the paper result is not valid: {error}") from error
         round_number = paper.round if paper.round is not None else event.current_round
@@ -809,12 +855,14 @@ class HubStore:
                 {
                     "event_id": event.id, "table_id": None, "game_id": str(result.game_id), "seq": 0,
                     "content_hash": result.content_hash(), "submitted": _dumps(result.model_dump(mode="json")),
-                    "round": round_number, "mode": result.mode.value, "scenario": result.scenario,
+                    "round": round_number, "mode": result.mode.value,
+                    "scenario": result.scenario if isinstance(result, GameResult) else 0,
                     "duration_seconds": 0, "received_at": now_iso(), "void": False, "revision": 1,
                     "pending": False, "source": "paper", "table_name": paper.table_name,
+                    "game": result.game, "variant": result.variant, "schema_version": result.schema_version,
                 },
             ).inserted_primary_key)
-            self._insert_players(connection, result_id, result.players)
+            self._insert_players(connection, result_id, result.lines(), result.escape_orders())
             self._audit(connection, event.id, result_id, "entered_by_hand", actor, paper.reason, None,
                         {"round": round_number, "table": paper.table_name,
                          "players": [p.model_dump(mode="json") for p in result.players]})
@@ -888,12 +936,20 @@ def _event_info(row: Any) -> EventInfo:
     )
 
 
+def _in_schema(player: dict[str, Any], schema_version: int) -> dict[str, Any]:
+    """A player as the schema its result came in shows it: schema 1 (Fuji Koro) with its escape order,
+    schema 2 with the game's tie-break value."""
+    drop = "tiebreak" if schema_version == 1 else "escape_order"
+    return {k: v for k, v in player.items() if k != drop}
+
+
 def _player_dict(p: Any) -> dict[str, Any]:
     return {
         "name": p.name,
         "colour": p.colour,
-        "scores": {name: getattr(p, name) for name in CATEGORIES},
+        "scores": json.loads(p.scores) if p.scores else {name: getattr(p, name) for name in CATEGORIES},
         "total": p.total,
+        "tiebreak": p.tiebreak,
         "rank": p.rank,
         "escape_order": p.escape_order,
     }

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from companion.engine import CommandError, Outcome, Result
+from companion.engine import CommandError, Outcome, PlayerResult, Result
 from companion.registry import GameModule, NewGame, register
 
 
@@ -59,7 +59,11 @@ class Counter:
         return {"total": state.total}
 
     def result(self, state: Tally) -> Result | None:
-        return None
+        """A finished count is the group's one shared result: category "count", no tie-break."""
+        if not self.is_over(state):
+            return None
+        return Result("Counter", None, True, (PlayerResult("Everyone", state.total, 1, True, colour="white",
+                                                           categories={"count": state.total}),))
 
 
 GAME = GameModule(

@@ -13,6 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from hub import db as hub_db
 from ui.cli.main import main
 
 
@@ -84,7 +85,7 @@ def test_serve_starts_a_real_server(tmp_path: Path) -> None:
             except httpx.TransportError:
                 assert process.poll() is None and time.monotonic() < deadline, "the hub did not start"
                 time.sleep(0.1)
-        assert health.json() == {"ok": True, "database": "sqlite", "schema": "0002"}
+        assert health.json() == {"ok": True, "database": "sqlite", "schema": hub_db.head_revision()}
         assert httpx.get(f"http://127.0.0.1:{port}/api/events/NOPE99/standings").status_code == 404
     finally:
         process.terminate()

@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 
 from hub.rules import (
     CountedGame,
+    CountedPlayer,
     Mode,
-    PlayerLine,
     RankPointsError,
     finishing_ranks,
     parse_rank_points,
@@ -76,7 +76,7 @@ def test_rank_points_tables() -> None:
 
 def _game(result_id: int, round_number: int, *lines: tuple[str, int, int, int | None], mode: Mode = Mode.COMPETITIVE
           ) -> CountedGame:
-    return CountedGame(result_id, round_number, "T", mode, tuple(PlayerLine(*line) for line in lines))
+    return CountedGame(result_id, round_number, "T", mode, tuple(CountedPlayer(*line) for line in lines))
 
 
 def test_standings_sum_rank_points_per_round_and_overall() -> None:
