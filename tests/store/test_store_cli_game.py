@@ -29,6 +29,21 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any, str]:
     return code, parsed, err
 
 
+MOVE = '{"type": "action", "action": "move"}'
+REST = '{"type": "action", "action": "rest"}'
+END_TURN = '{"type": "end_turn"}'
+
+
+def play_turn(capsys: pytest.CaptureFixture[str], *db: str) -> int:
+    """A turn as the rulebook has it (EN p.4): two actions (a Move, then a Rest that takes the disc back,
+    EN p.7), then End turn. Returns End turn's exit status (2 once the game has ended)."""
+    for command in (MOVE, REST, END_TURN):
+        code, _, _ = run(capsys, "game", "do", *db, command)
+        if code:
+            return code
+    return 0
+
+
 def test_the_contract(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db = str(tmp_path / "game.db")
     code, state, _ = run(capsys, "game", "new", "--db", db, "--players", "A,B,C")
@@ -37,21 +52,25 @@ def test_the_contract(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert state["countdown"]["active"] is False and state["countdown"]["position"] is None
     assert state["setup_checklist"]
 
+    # A gathers and takes the scroll's VP with that Gather (EN p.6), then moves: two actions (EN p.4)
+    code, ack, _ = run(capsys, "game", "do", "--db", db, '{"type": "action", "action": "gather"}')
+    assert code == 0 and ack == {"seq": 1, "description": "A: gather"}
     code, ack, _ = run(
         capsys, "game", "do", "--db", db, '{"type": "vp", "player": "A", "points": 3, "reason": "scroll"}'
     )
-    assert code == 0 and ack == {"seq": 1, "description": "A +3 VP (scroll)"}
-    code, ack, _ = run(capsys, "game", "do", "--db", db, '{"type": "end_turn"}')
-    assert ack["seq"] == 2
+    assert code == 0 and ack == {"seq": 2, "description": "A +3 VP (scroll)"}
+    code, ack, _ = run(capsys, "game", "do", "--db", db, MOVE)
+    code, ack, _ = run(capsys, "game", "do", "--db", db, END_TURN)
+    assert ack["seq"] == 4
     code, state, _ = run(capsys, "game", "state", "--db", db)
     assert state["current_player"] == "B" and state["scores"]["A"] == 3
 
     code, ack, _ = run(capsys, "game", "undo", "--db", db)
-    assert code == 0 and ack == {"seq": 3, "description": "Undo: End A's turn (round 1)"}
+    assert code == 0 and ack == {"seq": 5, "description": "Undo: End A's turn (round 1)"}
     code, ack, _ = run(capsys, "game", "redo", "--db", db)
-    assert ack == {"seq": 4, "description": "Redo: End A's turn (round 1)"}
+    assert ack == {"seq": 6, "description": "Redo: End A's turn (round 1)"}
     code, log, _ = run(capsys, "game", "log", "--db", db)
-    assert [r["kind"] for r in log] == ["command", "command", "undo", "redo"]
+    assert [r["kind"] for r in log] == ["command", "command", "command", "command", "undo", "redo"]
 
 
 @pytest.mark.parametrize(
@@ -75,8 +94,7 @@ def test_after_the_end_every_command_exits_2(tmp_path: Path, capsys: pytest.Capt
     run(capsys, "game", "new", "--db", db, "--players", "A,B")
     run(capsys, "game", "do", "--db", db, '{"type": "vp", "player": "B", "points": 30, "reason": "dragons"}')
     for _ in range(40):
-        code, _, _ = run(capsys, "game", "do", "--db", db, '{"type": "end_turn"}')
-        if code == 2:
+        if play_turn(capsys, "--db", db) == 2:
             break
     _, state, _ = run(capsys, "game", "state", "--db", db)
     assert state["phase"] == "ended" and state["countdown"]["position"] == 8
@@ -96,7 +114,7 @@ def test_without_db_new_goes_to_the_data_dir_and_the_rest_resume_the_last_game(
     code, state, _ = run(capsys, "game", "new", "--players", "Ann,Bo", "--mode", "coop", "--adventure-tokens")
     assert code == 0 and Path(state["db"]).parent == tmp_path / "data" / "games"
     assert state["countdown"]["rounds_left"] == 18
-    run(capsys, "game", "do", '{"type": "end_turn"}')
+    assert play_turn(capsys) == 0
     _, state, _ = run(capsys, "game", "state")
     assert state["current_player"] == "Bo"
 
@@ -109,7 +127,8 @@ def test_a_bad_setup_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str])
 def test_export_import_bgstats_and_csv(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db = str(tmp_path / "game.db")
     run(capsys, "game", "new", "--db", db, "--players", "A,B", "--colours", "red,blue")
-    run(capsys, "game", "do", "--db", db, '{"type": "vp", "player": "B", "points": 4, "reason": "scroll"}')
+    # a dragon's VP may be given to any samurai who fought it (a scroll's only with one's own Gather)
+    run(capsys, "game", "do", "--db", db, '{"type": "vp", "player": "B", "points": 4, "reason": "dragons"}')
     code, _, err = run(capsys, "game", "export", "--db", db, "--format", "bgstats")
     assert code == 2 and "finished" in err
     run(capsys, "game", "do", "--db", db, '{"type": "end_game", "reason": "late"}')
