@@ -22,6 +22,7 @@ from dataclasses import dataclass, fields
 from functools import lru_cache
 from typing import Any, TypeVar
 
+from companion import results
 from companion.combat import (
     DRAGON,
     Combatant,
@@ -54,6 +55,12 @@ ACTIONS_PER_TURN = 2
 # saved before the turn rules of EN pp.4-14 were enforced replay under it); 2: the turn as the rulebook
 # describes it. A setup without "rules" is a game saved before version 2.
 RULES_VERSION = 2
+
+
+def escape_tiebreak(escape_order: int | None) -> int | None:
+    """A player's tie-break value (companion.results): who left the Volcano first wins a tie on VP, and
+    a player who left beats one who stayed in (EN p.13, "Winning the Game")."""
+    return results.order_tiebreak(escape_order, MAX_PLAYERS)
 
 
 T = TypeVar("T")
@@ -1038,14 +1045,11 @@ class FujiKoro:
         )
 
     def ranking(self, state: State) -> tuple[tuple[str, int, int], ...]:
-        """Most VP first; a tie goes to the tied player who left the volcano first (EN p.13)."""
-
-        def key(p: PlayerState) -> tuple[int, int]:
-            return (-p.vp, p.escape_order if p.escape_order is not None else 10**6)
-
-        ordered = sorted(state.players, key=key)
-        keys = [key(p) for p in ordered]
-        return tuple((p.name, p.vp, 1 + sum(1 for k in keys if k < key(p))) for p in ordered)
+        """Most VP first; a tie goes to the tied player who left the volcano first (EN p.13): the one
+        finishing-order rule (companion.results) with the escape order as the tie-break."""
+        players = state.players
+        order = results.standing([(p.vp, escape_tiebreak(p.escape_order)) for p in players])
+        return tuple((players[i].name, players[i].vp, rank) for i, rank in order)
 
     def objectives(self, state: State) -> list[tuple[str, bool]]:
         """The cooperative goals as a checklist (EN p.14, Appendix B scenarios 5-8)."""
@@ -2456,6 +2460,7 @@ class FujiKoro:
                     start_player=i == state.setup.start,
                     colour=p.colour,
                     categories={c.value: p.by_category[j] for j, c in enumerate(CATEGORIES)},
+                    tiebreak=escape_tiebreak(p.escape_order),
                 )
             )
         return Result("Fuji Koro", BGG_ID, coop, tuple(players), ending.reason)

@@ -22,6 +22,18 @@ def _key(line: Line) -> tuple[int, float]:
     return (-total, math.inf if tiebreak is None else -float(tiebreak))  # None: after every value
 
 
+def order_tiebreak(place: int | None, most: int = 6) -> int | None:
+    """The tie-break value of a place in an order where earlier is better (1st -> ``most``, 2nd ->
+    ``most - 1`` ...); None for no place. Fuji Koro's escape order from the Volcano is such an order."""
+    return None if place is None else most + 1 - place
+
+
+def standing(players: Sequence[Line]) -> list[tuple[int, int]]:
+    """(index, rank) of every player, best first; players sharing a rank keep the order they came in."""
+    ranks = finishing_ranks(players)
+    return sorted(((i, rank) for i, rank in enumerate(ranks)), key=lambda item: (item[1], item[0]))
+
+
 def is_table_tie(a: Line, b: Line) -> bool:
     """Two players the rules cannot separate (same total, same tie-break value)."""
     return _key(a) == _key(b)

@@ -50,9 +50,9 @@ def player_key(name: str) -> str:
 
 
 def escape_tiebreak(escape_order: int | None) -> int | None:
-    """Fuji Koro's tie-break value (:mod:`companion.results`): the first to leave the Volcano wins a tie,
-    one who left beats one who stayed in (rulebook, "Winning the Game")."""
-    return None if escape_order is None else MAX_PLAYERS + 1 - escape_order
+    """Fuji Koro's tie-break value (:mod:`companion.results`), for schema 1 results: the first to leave
+    the Volcano wins a tie, one who left beats one who stayed in (rulebook, "Winning the Game")."""
+    return results.order_tiebreak(escape_order, MAX_PLAYERS)
 
 
 #: Fuji Koro's words for why a player ranks ahead (schema 1 results are Fuji Koro's).

@@ -126,14 +126,12 @@ class ScoringModel(EventDispatcher):  # type: ignore[misc]
 
 
 def live_ranking(players: list[dict[str, Any]]) -> list[tuple[str, int, int]]:
-    """Most VP first; a tie goes to whoever left the volcano first (EN p.13)."""
+    """Most VP first; a tie goes to whoever left the volcano first (EN p.13): the game's own rule."""
+    from companion.fujikoro_game import escape_tiebreak
+    from companion.results import standing
 
-    def key(p: dict[str, Any]) -> tuple[int, int]:
-        return (-int(p.get("vp", 0)), int(p.get("escape_order") or 10**6))
-
-    ordered = sorted(players, key=key)
-    keys = [key(p) for p in ordered]
-    return [(p["name"], int(p.get("vp", 0)), 1 + sum(1 for k in keys if k < key(p))) for p in ordered]
+    order = standing([(int(p.get("vp", 0)), escape_tiebreak(p.get("escape_order"))) for p in players])
+    return [(players[i]["name"], int(players[i].get("vp", 0)), rank) for i, rank in order]
 
 
 def tie_explanation(ranking: list[tuple[str, int, int]], players: dict[str, dict[str, Any]]) -> str:
