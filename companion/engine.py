@@ -129,6 +129,8 @@ class Result:
     cooperative: bool
     players: tuple[PlayerResult, ...]
     note: str = ""
+    #: How this game was played, where a game has variants (Fuji Koro: "scenario 3"); None for the base game.
+    variant: str | None = None
 
 
 class Game(Protocol[S]):

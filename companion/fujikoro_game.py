@@ -2463,7 +2463,9 @@ class FujiKoro:
                     tiebreak=escape_tiebreak(p.escape_order),
                 )
             )
-        return Result("Fuji Koro", BGG_ID, coop, tuple(players), ending.reason)
+        scenario = state.setup.scenario
+        return Result("Fuji Koro", BGG_ID, coop, tuple(players), ending.reason,
+                      variant=f"scenario {scenario}" if scenario else None)
 
 
 # ------------------------------------------------------------------------------------------------

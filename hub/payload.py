@@ -137,7 +137,7 @@ def build_lines(
 
 def payload_from_result(
     result: Result, *, game: str, game_id: str | uuid.UUID, seq: int, duration_seconds: float,
-    variant: str | None = None, finished_at: datetime | None = None, table_order: Sequence[str] = (),
+    finished_at: datetime | None = None, table_order: Sequence[str] = (),
 ) -> dict[str, Any]:
     """The schema 2 payload of a finished game, from the game's own :class:`companion.engine.Result`
     (categories and tie-break value per player, as the game scored them)."""
@@ -159,7 +159,7 @@ def payload_from_result(
         "game_id": str(parsed_id),
         "seq": int(seq),
         "mode": Mode.COOPERATIVE.value if result.cooperative else Mode.COMPETITIVE.value,
-        "variant": variant,
+        "variant": result.variant,
         "duration_seconds": int(round(duration_seconds)),
         "finished_at": None if finished_at is None else finished_at.isoformat(),
         "players": lines,

@@ -1,6 +1,7 @@
 """Convention scorekeeping from the tablet: join an event on the hub, send each finished game.
 
-:func:`result_payload` turns the session's final state into the hub's result payload (pure, no Kivy).
+:func:`result_payload` turns a finished game's own :class:`companion.engine.Result` into the hub's
+result payload (schema 2: the game's categories and tie-break value; pure, no Kivy).
 :class:`ConventionLink` owns the outbox (:mod:`hub.outbox`, its own durable SQLite file) and the
 sender thread that drains it with retries; every call that touches the network or the outbox runs
 on a worker thread, and the send-status label reaches the Kivy thread through the worker's callback.
@@ -15,17 +16,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-# The session's VP categories -> the hub's score categories (hub.rules.CATEGORIES).
-CATEGORY_MAP = {
-    "explore_level_2": "explored",
-    "explore_level_3": "explored",
-    "scrolls": "scrolls",
-    "dragons": "dragons",
-    "gear_card": "gear_cards",
-    "shogun": "shogun",
-    "scenario": "scenario",
-    "correction": "corrections",
-}
+from companion.engine import Result
 
 
 def game_uuid(game_path: str) -> uuid.UUID:
@@ -37,23 +28,15 @@ def game_uuid(game_path: str) -> uuid.UUID:
         return uuid.UUID(game.game_id())
 
 
-def result_payload(state: Mapping[str, Any], game_path: str, *, started_at: float | None = None) -> dict[str, Any]:
-    """The hub's result payload for a finished game state (``fujikoro game state`` JSON). The game's
-    own round counter is not sent as a round: the hub counts the game in the event round in play."""
-    from hub.payload import build_result_payload
+def result_payload(result: Result, game: str, game_path: str, *, seq: int,
+                   started_at: float | None = None) -> dict[str, Any]:
+    """The hub's result payload (schema 2) of a finished game: ``result`` is the game's own
+    (``Game.result``), ``game`` its name, ``seq`` the state id it was sent at. No round is sent: the hub
+    counts the game in the event round in play when it arrives."""
+    from hub.payload import payload_from_result
 
-    players = []
-    for p in state.get("players") or []:
-        scores: dict[str, int] = {}
-        for category, points in (p.get("categories") or {}).items():
-            target = CATEGORY_MAP.get(category, "corrections")
-            scores[target] = scores.get(target, 0) + int(points)
-        players.append({"name": p["name"], "colour": p.get("colour") or "none", "scores": scores,
-                        "escape_order": p.get("escape_order")})
-    mode = "cooperative" if state.get("mode") == "coop" else "competitive"
     duration = max(0.0, time.time() - started_at) if started_at else 0.0
-    return build_result_payload(players, game_id=game_uuid(game_path), seq=int(state.get("state_id", 0)),
-                                mode=mode, scenario=int(state.get("scenario", 0)), duration_seconds=duration)
+    return payload_from_result(result, game=game, game_id=game_uuid(game_path), seq=seq, duration_seconds=duration)
 
 
 class ConventionLink:
@@ -89,8 +72,8 @@ class ConventionLink:
                                         daemon=True)
         self._thread.start()
 
-    def send_result(self, state: Mapping[str, Any], game_path: str, started_at: float | None) -> str:
-        return self.outbox.enqueue_result(result_payload(state, game_path, started_at=started_at))
+    def send_result(self, payload: Mapping[str, Any]) -> str:
+        return self.outbox.enqueue_result(payload)
 
     def status(self) -> str:
         return str(self.outbox.status().label)

@@ -99,18 +99,19 @@ def test_same_minute_games_from_two_tables_are_both_counted(event: Event, tmp_pa
     """Both tablets started a game at 14:05: the old id (from the file name) was the same, and the second
     table's result was refused with 409 for good. Game ids are now random, kept in the game file, and a
     game id is the table's own on the hub."""
+    from companion.engine import PlayerResult, Result
     from store.gamelog import GameFile, Header
     from ui.convention import result_payload
 
-    state = {"players": [{"name": "Aiko", "colour": "red", "categories": {"dragons": 9}},
-                         {"name": "Ben", "colour": "blue", "categories": {"scrolls": 4}}],
-             "mode": "competitive", "scenario": 0, "state_id": 40, "round": 8}
+    result = Result("Fuji Koro", None, False, (
+        PlayerResult("Aiko", 9, 1, True, colour="red", categories={"dragons": 9}),
+        PlayerResult("Ben", 4, 2, False, colour="blue", categories={"scrolls": 4})))
     sent = []
     for tablet in ("tablet-1", "tablet-2"):
         path = tmp_path / tablet / "2027-04-03_1405.fujikoro-game"
         GameFile.create(path, Header("fujikoro", "test", {})).close()
         table, token = event.table(f"Table {tablet[-1]}")
-        reply = event.send(table, token, result_payload(state, str(path)))
+        reply = event.send(table, token, result_payload(result, "fujikoro", str(path), seq=40))
         assert reply.status_code == 201, reply.text
         sent.append(reply.json()["game_id"])
     assert sent[0] != sent[1]

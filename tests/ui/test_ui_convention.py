@@ -13,7 +13,7 @@ from store.gamelog import GameFile, Header
 from ui.convention import game_uuid, result_payload
 
 
-def finished_game() -> dict[str, Any]:
+def finished_game() -> Session[Any]:
     session: Session[Any] = Session(FujiKoro(default_pack()), {"players": [
         {"name": "Aiko", "colour": "red"}, {"name": "Botan", "colour": "blue"}]})
     session.do({"type": "vp", "player": "Botan", "points": 3, "category": "scrolls"})
@@ -22,7 +22,7 @@ def finished_game() -> dict[str, Any]:
     session.do({"type": "vp", "player": "Botan", "points": -1, "reason": "miscounted"})
     while not session.is_over:
         session.do({"type": "end_turn"})
-    return session.state_json()
+    return session
 
 
 def _game_file(folder: Path, name: str = "2026-11-23_0900.fujikoro-game") -> Path:
@@ -31,18 +31,22 @@ def _game_file(folder: Path, name: str = "2026-11-23_0900.fujikoro-game") -> Pat
     return path
 
 
-def test_ui_result_payload_maps_categories_and_ranks(tmp_path: Path) -> None:
-    state = finished_game()
+def test_ui_result_payload_is_the_games_own_result(tmp_path: Path) -> None:
+    """Schema 2: the game's categories and tie-break value as the game scored them (issue 16)."""
+    session = finished_game()
+    result = session.game.result(session.state)
+    assert result is not None
     path = _game_file(tmp_path)
-    payload = result_payload(state, str(path), started_at=None)
+    payload = result_payload(result, "fujikoro", str(path), seq=session.state_id)
+    assert payload["schema_version"] == 2 and payload["game"] == "fujikoro" and payload["variant"] is None
     lines = {line["name"]: line for line in payload["players"]}
-    assert lines["Aiko"]["scores"]["explored"] == 2 and lines["Aiko"]["scores"]["dragons"] == 28
-    assert lines["Aiko"]["total"] == 30 and lines["Aiko"]["rank"] == 1
-    assert lines["Botan"]["scores"]["scrolls"] == 3 and lines["Botan"]["scores"]["corrections"] == -1
+    assert lines["Aiko"]["scores"]["explore_level_3"] == 2 and lines["Aiko"]["scores"]["dragons"] == 28
+    assert lines["Aiko"]["total"] == 30 and lines["Aiko"]["rank"] == 1 and lines["Aiko"]["tiebreak"] is None
+    assert lines["Botan"]["scores"]["scrolls"] == 3 and lines["Botan"]["scores"]["correction"] == -1
     assert lines["Botan"]["rank"] == 2
     assert payload["game_id"] == str(game_uuid(str(path)))  # the same game always sends the same id
-    assert payload["seq"] == state["state_id"]
-    assert state["round"] > 1 and payload["round"] is None  # the game's own round is never an event round
+    assert payload["seq"] == session.state_id
+    assert session.state_json()["round"] > 1 and "round" not in payload  # never an event round
 
 
 def test_ui_two_tablets_starting_in_the_same_minute_send_different_game_ids(tmp_path: Path) -> None:

@@ -67,11 +67,22 @@ class ConventionModel(EventDispatcher):  # type: ignore[misc]
         path = self._game.path
         if phase != "ended" or link is None or not self.joined or path in self._sent:
             return
+        open_game = self._game.open_game
+        if open_game is None:
+            return
+        session = open_game.session
+        result = session.game.result(session.state)  # the game's own result: its categories, its tie-break
+        if result is None:
+            return
         self._sent.add(path)
-        state = dict(self._game.state)
-        started = self._game.started_at
-        self._worker.submit(lambda: link.send_result(state, path, started), lambda _key: self.refresh(),
-                            lambda error: setattr(self, "status_text", str(error)))
+        game, seq, started = session.game.name, session.state_id, self._game.started_at
+
+        def job() -> str:
+            from ui.convention import result_payload
+
+            return str(link.send_result(result_payload(result, game, path, seq=seq, started_at=started)))
+
+        self._worker.submit(job, lambda _key: self.refresh(), lambda error: setattr(self, "status_text", str(error)))
 
     def close(self) -> None:
         if self._poll is not None:
