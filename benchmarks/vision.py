@@ -233,6 +233,10 @@ def main() -> int:
     parser.add_argument("--read-unfamiliar", action="store_true",
                         help="read boards unlike the template instead of refusing them (development)")
     parser.add_argument("--dice", type=int, default=60, help="dice-tray photos to render and read (0 to skip)")
+    parser.add_argument("--rows", type=int, default=0,
+                        help="White Castle dice-row photos to render and read (0 to skip)")
+    parser.add_argument("--tray", type=int, default=0,
+                        help="Shogun tray photos of plain cubes to render and count (0 to skip)")
     args = parser.parse_args()
     global QUIET, READ_UNFAMILIAR
     QUIET, READ_UNFAMILIAR = args.quiet, args.read_unfamiliar
@@ -263,10 +267,88 @@ def main() -> int:
             report_bad(name, evaluate(bad_paths, args.verbose, not args.no_net), len(bad_paths))
     if args.dice:
         dice_benchmark(args.dice, seed)
+    if args.tray:
+        tray_benchmark(args.tray, seed, "first")
+    if args.rows:
+        rows_benchmark(args.rows, seed, "first")
     return 0
 
 
 QUIET = False
+
+
+def rows_benchmark(count: int, seed: int, renderer: str) -> None:
+    """Dice-row photos (The White Castle's bridges, 2000x1500, rendered in memory): dice read right (colour and
+    value in their place), '?', confident errors; a photo whose rows the reader splits differently counts
+    all its dice as '?' (the app shows the reason and the group reads them)."""
+    from vision import synth, synth2
+    from vision.dicerow import DiceReadError, read_dice_rows
+
+    t: Counter[str] = Counter()
+    times = []
+    for i in range(count):
+        photo_seed = seed * 1000 + i
+        if renderer == "first":
+            rendered = synth.render_dice_rows(seed=photo_seed)
+            image, labels = rendered.image, rendered.labels
+        else:
+            image, labels = synth2.render_dice_rows(photo_seed)
+        want = labels["rows"]
+        start = time.perf_counter()
+        try:
+            got = read_dice_rows(image).to_json()["rows"]
+        except DiceReadError:
+            t["refused"] += sum(len(r) for r in want)
+            continue
+        finally:
+            times.append(time.perf_counter() - start)
+        if [len(r) for r in got] != [len(r) for r in want]:
+            t["?"] += sum(len(r) for r in want)
+            t["rows split differently (photos)"] += 1
+            continue
+        for want_row, got_row in zip(want, got, strict=True):
+            for w, g in zip(want_row, got_row, strict=True):
+                t["?" if "?" in g else "right" if list(g) == list(w) else "wrong"] += 1
+    print(f"== dice rows ({renderer} renderer): {count} photos, {t['right'] + t['?'] + t['wrong'] + t['refused']} "
+          f"dice: right {t['right']}, '?' {t['?']} (rows split differently on "
+          f"{t['rows split differently (photos)']} photos), refused {t['refused']}, CONFIDENT ERRORS {t['wrong']}; "
+          f"median {1000 * statistics.median(times) if times else 0:.0f} ms")
+
+
+def tray_benchmark(count: int, seed: int, renderer: str) -> None:
+    """Tray photos (2000x1500, rendered in memory) of plain cubes: colour counts right, confident errors
+    (a wrong count that is not '?'), split by whether the photo has a stacked cube (the reader's blind spot)."""
+    from vision import synth, synth2
+    from vision.tray import TrayReadError, count_tray
+
+    tally = {True: Counter(), False: Counter()}
+    times = []
+    for i in range(count):
+        photo_seed = seed * 1000 + i
+        if renderer == "first":
+            rendered = synth.render_tray(seed=photo_seed)
+            image, labels = rendered.image, rendered.labels
+        else:
+            image, labels = synth2.render_tray(photo_seed)
+        stacked = labels["stacked"] > 0
+        start = time.perf_counter()
+        try:
+            reading = count_tray(image)
+        except TrayReadError:
+            tally[stacked]["refused"] += len(labels["counts"])
+            continue
+        finally:
+            times.append(time.perf_counter() - start)
+        for colour, want in labels["counts"].items():
+            got = reading.counts.get(colour)
+            tally[stacked]["?" if got is None else "right" if got == want else "wrong"] += 1
+    for stacked in (False, True):
+        t = tally[stacked]
+        n = sum(t.values())
+        print(f"== tray ({renderer} renderer), photos {'with' if stacked else 'without'} a stacked cube: {n} colour "
+              f"counts: right {t['right']}, '?' {t['?']}, refused {t['refused']}, CONFIDENT ERRORS {t['wrong']}")
+    if times:
+        print(f"   median {1000 * statistics.median(times):.0f} ms per tray photo")
 
 
 def report_bad(name: str, res: dict[str, object], n: int) -> None:
@@ -298,6 +380,10 @@ def main_second(args: argparse.Namespace, w: int, h: int, root: Path) -> int:
                           ("dark-print", synth2.Look(size=(w, h), dark_print=1.0))):
             bad_paths = synth2.photo_set(synth2.set_folder(root, name, seed + 1, bad), args.bad, seed + 1, bad)
             report_bad(name, evaluate(bad_paths, args.verbose, not args.no_net), len(bad_paths))
+    if args.tray:
+        tray_benchmark(args.tray, seed, "second")
+    if args.rows:
+        rows_benchmark(args.rows, seed, "second")
     return 0
 
 

@@ -117,11 +117,6 @@ class BoardReading:
     blur_mm: float
     method: str
     notes: tuple[str, ...] = ()
-    #: The board looks unlike the one the cell network learnt (a grid printed unlike the board around it,
-    #: or a print far from the template's): the network may then only veto, never decide.
-    unfamiliar: bool = False
-    #: Per grid, how far the printed outline's ink reaches into a cell (mm).
-    line_reach: Mapping[str, float] = field(default_factory=dict)
 
     def confidence(self, grid: str) -> float:
         return min((c.confidence for c in self.cells if c.grid == grid), default=1.0)
@@ -434,6 +429,11 @@ def _band_samples(rect: _Rectified, grid: Grid, pose: Pose, cube: float,
     return out
 
 
+#: A printed outline reaches no further into a cell than this (mm); a wider "line" in the profile is cubes
+#: and their shadows along it.
+LINE_REACH_MAX = 1.2
+
+
 def _line_reach(rect: _Rectified, grid: Grid) -> float:
     """How far (mm) the printed cell outline's ink reaches into a cell from the outline's centre: from the
     median luminance profile across the grid's vertical and horizontal lines (cubes cover only part of
@@ -478,7 +478,7 @@ def _line_reach(rect: _Rectified, grid: Grid) -> float:
         if not away[i]:
             break
         reach = max(reach, -offs[i])
-    return float(min(reach + 0.25, 2.5))
+    return float(min(reach + 0.25, LINE_REACH_MAX))
 
 
 def _inner_samples(rect: _Rectified, grid: Grid, pose: Pose, cube: float, reach: float | None = None
@@ -534,8 +534,75 @@ def _envelope(samples: Sequence[_BandSample], top: float = 0.5) -> F32 | None:
 #: makes the board unfamiliar (OWN_PRINT_GATE). Off: on the first renderer's boards, whose grids are printed
 #: like the band, the strips differ in a third of the photos (cube shadows on most strips of a full grid,
 #: mixed light), so the test is not yet reliable enough to act on.
-OWN_PRINT_REFERENCE = False
+OWN_PRINT_REFERENCE = True
 OWN_PRINT_GATE = False
+#: A cell is flat print when its top place, its footprint and its own print strips all look alike.
+UNIFORM_MAX = 0.5
+
+
+def _uniform_cells(rect: _Rectified, grid: Grid, pose: Pose, cube: float, reach: float) -> list[_BandSample]:
+    """The grid's cells that show nothing but flat print: the top face's place, the footprint and every
+    visible strip of the cell's own print look alike (a cube has a top unlike the print beside it, or, if
+    its colour is the print's, still its own shadow and side faces), and no edge crosses the top's place."""
+    out = []
+    for r in range(grid.rows):
+        for c in range(grid.cols):
+            core_box, top_box = _regions(grid, pose, cube, r, c)
+            regions = []
+            for box in (core_box, top_box):
+                sl = rect.rect(*box)
+                if sl is None:
+                    break
+                mean, clipped, inside = rect.stats(sl)
+                if not inside or clipped > 0:
+                    break
+                regions.append(mean)
+            if len(regions) < 2:
+                continue
+            tsl = rect.rect(*top_box)
+            if tsl is None or rect.unevenness(tsl) > 0.08:
+                continue
+            ring = _cell_ring(rect, grid, pose, cube, r, c, reach)
+            if len(ring) < 2:
+                continue
+            parts = regions + ring
+            if max(_unlike(a, b) for i, a in enumerate(parts) for b in parts[i + 1:]) > UNIFORM_MAX:
+                continue
+            x, y = grid.cell_centre(r, c)
+            out.append(_BandSample(x, y, np.asarray(np.mean(parts, axis=0), dtype=np.float32)))
+    return out
+
+
+def _own_print(flat: Sequence[_BandSample], band: Sequence[_BandSample]) -> bool:
+    """Whether a grid is printed unlike the band around it: its flat cells, against the band's light right
+    there, are darker, lighter or of another hue than the band. Shadows only darken, so the brightest flat
+    cells of a grid printed like the band match it unless every empty cell is shaded; the two brightest must
+    both differ (one flat-looking cell may be a cube the colour of its print)."""
+    found = []
+    for s in flat:
+        ref = _local_reference(band, s.x, s.y)
+        if ref is None:
+            continue
+        li, lb = float(s.rgb @ _LUMA), float(ref[0] @ _LUMA)
+        if li <= 1e-6 or lb <= 1e-6:
+            continue
+        a, b = lab_of(s.rgb * 0.5 / li), lab_of(ref[0] * 0.5 / lb)
+        # Print in a shadow seen on the band itself (a cube's, or one light blocked in mixed light) is the
+        # band's print, however dark or tinted.
+        like_band = any(_unlike(s.rgb, piece.rgb) < UNIFORM_MAX for piece in band)
+        found.append((li / lb, math.hypot(a[1] - b[1], a[2] - b[2]), like_band))
+    if not found:
+        return False
+    found.sort(reverse=True)
+    return all((not 1 / OWN_RATIO < ratio < OWN_RATIO or chroma > OWN_CHROMA) and not like_band
+               for ratio, chroma, like_band in found[:2])
+
+
+#: A grid's own print differs from the band beyond these (its brightest flat cell against the band there).
+OWN_RATIO = 1.3
+OWN_CHROMA = 8.0
+
+
 #: The fraction of a grid's inner strips taken as its lit print (a full grid shades most of them).
 INNER_TOP = 0.15
 
@@ -818,8 +885,8 @@ def _hue_tolerance(ratio: float) -> float:
     return max(6.0, SHADOW_HUE - (0.5 - ratio) / 0.2 * (SHADOW_HUE - 6.0))
 
 
-def _classify(measure: _Measure, ref: F32, board_lab: F32, board_rgb: F32, cube_lab: Mapping[str, F64]
-              ) -> tuple[str, float, str, dict[str, float]]:
+def _classify(measure: _Measure, ref: F32, board_lab: F32, board_rgb: F32, cube_lab: Mapping[str, F64],
+              l_weight: float = MATERIAL_L_WEIGHT) -> tuple[str, float, str, dict[str, float]]:
     regions = []
     feats: dict[str, float] = {}
     for name, rgb in (("core", measure.core), ("top", measure.top)):
@@ -852,7 +919,7 @@ def _classify(measure: _Measure, ref: F32, board_lab: F32, board_rgb: F32, cube_
     rho_top = next((rho for name, rho, _ in regions if name == "top"), regions[0][1])
     lab = lab_of(rho_top)
     feats.update({"L": lab[0], "a": lab[1], "b": lab[2]})
-    ranked = sorted((_weighted(lab, ref_lab, MATERIAL_L_WEIGHT), letter) for letter, ref_lab in cube_lab.items())
+    ranked = sorted((_weighted(lab, ref_lab, l_weight), letter) for letter, ref_lab in cube_lab.items())
     (d1, best), (d2, _) = ranked[0], ranked[1]
     # The best material as a number (features are floats): its index in "WMT", -1 for any other letter.
     feats.update({"d_best": d1, "d_second": d2, "best": float("WMT".index(best)) if best in "WMT" else -1.0})
@@ -904,10 +971,10 @@ def read_board(image: U8, template: Template, *, cube_lab: Mapping[str, Sequence
     ``--read-unfamiliar``), with the extra checks for such boards."""
     read = _read_cells(image, template, cube_lab)
     model = default_net() if net is True else (net or None)
-    cells_by_key = (_second_look(read, template, model, may_decide=not read.unfamiliar) if model is not None
-                    else read.cells)
+    cells_by_key = (_second_look(read, template, model, familiar=lambda k: k[0] not in read.unfamiliar)
+                    if model is not None else read.cells)
     cells_by_key = _ring_veto(cells_by_key, read, template)
-    if read.unfamiliar and not read_unfamiliar:
+    if read.refuse and not read_unfamiliar:
         cells_by_key = {k: replace(c, label="?", confidence=0.0, reason=UNFAMILIAR_REASON)
                         for k, c in cells_by_key.items()}
     keys = list(read.cells)
@@ -931,9 +998,11 @@ class _CellsRead:
     loc: Located
     grey: U8
     notes: tuple[str, ...] = ()
-    #: The board looks unlike the one the cell network learnt (a grid printed unlike the board around it,
-    #: or a print far from the template's): the network may then only veto, never decide.
-    unfamiliar: bool = False
+    #: Grids unlike the board the cell network learnt (printed unlike the board around them, or the whole
+    #: print far from the template's): the network may only veto there, and the rules check more.
+    unfamiliar: frozenset[str] = frozenset()
+    #: The board's print is unlike its template's or calibration's: refused unless asked to read it.
+    refuse: bool = False
     #: Per grid, how far the printed outline's ink reaches into a cell (mm).
     line_reach: Mapping[str, float] = field(default_factory=dict)
 
@@ -965,13 +1034,13 @@ DISAGREE_BELOW = 0.5
 DISAGREE_REASON = "the rules and the cell network disagree"
 
 
-def _second_look(read: _CellsRead, template: Template, model: CellNet, *, may_decide: bool = True
-                 ) -> dict[CellKey, Cell]:
+def _second_look(read: _CellsRead, template: Template, model: CellNet, *,
+                 familiar: Callable[[CellKey], bool] = lambda _k: True) -> dict[CellKey, Cell]:
     """Undecided cells the network is very sure of take its label; the rest keep their '?' and reason.
     Cells the rules decided with little margin are cross-checked: if the network finds their label
     unlikely, the two readers disagree and the cell is '?'."""
     undecided = [k for k, c in read.cells.items() if c.label == "?" and c.reason in SECOND_LOOK_REASONS
-                 and "ref_r" in c.features] if may_decide else []
+                 and "ref_r" in c.features and familiar(k)]
     checked = [k for k, c in read.cells.items() if c.label != "?" and c.confidence < CROSS_CHECK_BELOW
                and "ref_r" in c.features]
     keys = undecided + checked
@@ -1015,19 +1084,13 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
     own_print: set[str] = set()
     reaches = {g.name: _line_reach(rect, g) for g in grids_}
     for g in grids_:
-        inner = _inner_samples(rect, g, loc.pose, cube)
-        # Shadows only darken: the grid's print is the band's if its brightest strips match the band.
-        # A cube's edge leaning into a strip may brighten a few, so the median strip must differ too.
-        band_env, inner_env = _envelope(bands[g.name]), _envelope(inner, top=INNER_TOP)
-        inner_mid = _envelope(inner, top=1.0)
-        if inner_env is not None and inner_mid is not None and (
-                band_env is None or (_print_differs(inner_env, band_env) and _print_differs(inner_mid, band_env))):
-            own_hue = band_env is None or (_print_differs(inner_env, band_env, hue_only=True)
-                                           and _print_differs(inner_mid, band_env, hue_only=True))
-            if own_hue:
-                own_print.add(g.name)
+        flat = _uniform_cells(rect, g, loc.pose, cube, reaches[g.name])
+        if _own_print(flat, bands[g.name]):
+            own_print.add(g.name)
             if OWN_PRINT_REFERENCE:
-                bands[g.name] = inner
+                # One or two flat cells are still the grid's print: each stands for itself a few times
+                # over (the references want three pieces, against one odd piece of band).
+                bands[g.name] = flat if len(flat) >= 3 else list(flat) * 3
     all_bands = [s for b in bands.values() for s in b]
     shared_bands = [s for name, b in bands.items() if name not in own_print for s in b]
     sticker_refs = _sticker_refs(image, loc.markers, template.markers.size_mm)
@@ -1048,7 +1111,7 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
             labs[g.name] = np.asarray(template.board_lab or DEFAULT_BOARD_LAB, dtype=np.float32)
             unread[g.name] = NO_PATCHES_REASON if not sticker_refs else "the board's print could not be measured"
     rgbs = {name: lab_to_linear_rgb(lab) for name, lab in labs.items()}
-    unfamiliar = bool(notes) or (OWN_PRINT_GATE and bool(own_print))
+    unfamiliar = frozenset(g.name for g in grids_) if notes else frozenset(own_print)
     keys = [(g, r, c) for g in grids_ for r in range(g.rows) for c in range(g.cols)]
     measures = {(g.name, r, c): _measure(rect, g, loc.pose, cube, r, c) for g, r, c in keys}
 
@@ -1077,17 +1140,18 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
             elif m.glare > GLARE_FRACTION:
                 out[(g.name, r, c)] = Cell(g.name, r, c, "?", 0.0, "glare")
             else:
-                label, conf, reason, feats = _classify(m, found[0], board_lab, board_rgb, refs)
+                lw = UNFAMILIAR_L_WEIGHT if g.name in unfamiliar else MATERIAL_L_WEIGHT
+                label, conf, reason, feats = _classify(m, found[0], board_lab, board_rgb, refs, lw)
                 if _lit_may_decide(label, reason, feats):
                     lit = _lit_reference(pool + [s for (rc, s) in extra.get(g.name, []) if rc != (r, c)], x, y)
                     if lit is not None:
                         label, conf, reason = _reread_with_lit(m, found[0], lit, (label, conf, reason), feats,
                                                                board_lab, board_rgb, refs)
-                if unfamiliar and label in refs:
+                if g.name in unfamiliar and label in refs:
                     # On a board unlike the template the print's own reflectance is less sure: the material
                     # must hold with the print taken a good deal darker or lighter.
                     for k in UNFAMILIAR_LIGHT:
-                        other = _classify(m, found[0] * k, board_lab, board_rgb, refs)
+                        other = _classify(m, found[0] * k, board_lab, board_rgb, refs, lw)
                         if "best" in other[3] and int(other[3]["best"]) != "WMT".find(label):
                             label, conf, reason = "?", min(conf, 0.3), "cube colour unclear"
                             break
@@ -1139,7 +1203,8 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
     rings = _cube_rings(template, second, ring)
     second = _own_shadow_guard(second, measures, rect, template, loc.pose, cube, rings)
     return _CellsRead({(g.name, r, c): second[(g.name, r, c)] for g, r, c in keys}, rect, loc, grey, tuple(notes),
-                      unfamiliar, reaches)
+                      unfamiliar=unfamiliar, line_reach=reaches,
+                      refuse=bool(notes) or (OWN_PRINT_GATE and bool(own_print)))
 
 
 #: A region "clearly differs" from another at this luminance ratio or chroma (at equal luminance) ...
@@ -1147,6 +1212,10 @@ RING_VETO_RATIO = 1.3
 RING_VETO_CHROMA = 7.0
 #: ... and "looks the same" below these fractions of it.
 RING_SAME = 0.45
+#: On an unfamiliar grid, an empty reading whose middle is this unlike every visible strip of its own print
+#: (or unlike the lit one) is no plain empty cell. (On the first renderer's boards, cube shadows across the
+#: strips make this cost 2 % of the cells, so it is not used on familiar grids.)
+RING_EMPTY_VETO = 1.0
 
 
 def _unlike(a: F32, b: F32) -> float:
@@ -1192,10 +1261,11 @@ def _ring_veto(cells: Mapping[CellKey, Cell], read: _CellsRead, template: Templa
         d = [_unlike(top, s) for s in ring]
         lit = _unlike(top, max(ring, key=lambda v: float(v @ _LUMA)))
         feats = {**cell.features, "ring_min": min(d), "ring_max": max(d), "ring_lit": lit, "ring_n": float(len(d))}
-        if cell.label in "WMT" and (max(d) < RING_SAME or (read.unfamiliar and lit < RING_SAME)):
+        odd = key[0] in read.unfamiliar
+        if cell.label in "WMT" and (max(d) < RING_SAME or (odd and lit < RING_SAME)):
             out[key] = replace(cell, label="?", confidence=0.0, features=feats,
                                reason="looks like the cell's own print beside it (no cube's edge)")
-        elif cell.label == "." and read.unfamiliar and (min(d) > 1.0 or lit > 1.0):
+        elif cell.label == "." and odd and (min(d) > RING_EMPTY_VETO or lit > RING_EMPTY_VETO):
             out[key] = replace(cell, label="?", confidence=0.0, features=feats,
                                reason="unlike the cell's own print beside it")
         else:
@@ -1803,10 +1873,12 @@ def _image_ppm(hom: F64, template: Template) -> float:
     return float(np.linalg.norm(img[1] - img[0]) / g.size_mm[0])
 
 
-UNFAMILIAR_REASON = ("the board looks unlike its template or calibration (another print colour, or grids printed "
-                     "unlike the board around them); set up the camera for this board (Gear > Set up the camera)")
+UNFAMILIAR_REASON = ("the board's print looks unlike its template or calibration (measured against the stickers' "
+                     "patches); set up the camera for this board (Gear > Set up the camera)")
 #: How much darker or lighter the print's light may really be, on a board unlike the template.
 UNFAMILIAR_LIGHT = (0.8, 1.25)
+#: ... and its lightness, measured against stickers in another light than the cell's, counts for less.
+UNFAMILIAR_L_WEIGHT = 0.35
 #: The measured print this far (Lab) from the template's: the photo's board looks unlike the template.
 PRINT_UNLIKE = 15.0
 UNLIKE_NOTE_CALIBRATED = ("the board in this photo looks unlike its calibration (its print has another colour); "

@@ -131,6 +131,8 @@ class Box:
     grain: bool = False
     tilt: float = 0.0
     marks: list[tuple[str, float, float]] = field(default_factory=list)
+    z0: float = 0.0  # standing on another box this high (a stacked cube)
+    ink: F32 | None = None  # the marks' albedo (default: dark ink)
 
     def corners(self) -> F64:
         h = self.side / 2
@@ -154,6 +156,7 @@ class Box:
             pts[:, 2] = local[:, 2]
         pts[:, 0] += self.x
         pts[:, 1] += self.y
+        pts[:, 2] -= self.z0
         return pts
 
 
@@ -410,7 +413,7 @@ def _sample(map_: F32, low: _Canvas, x: float, y: float) -> float:
 def _draw_boxes(img: F32, cam: Camera, boxes: Sequence[Box], lights: Sequence[Light], ambient: F32,
                 vis_maps: Sequence[F32], low: _Canvas, exposure: F32) -> None:
     centre = cam.centre
-    order = sorted(boxes, key=lambda b: -float(np.linalg.norm(np.array([b.x, b.y, -b.side / 2]) - centre)))
+    order = sorted(boxes, key=lambda b: -float(np.linalg.norm(np.array([b.x, b.y, -b.side / 2 - b.z0]) - centre)))
     for box in order:
         pts = box.corners()
         uv = cam.project(pts)
@@ -457,7 +460,8 @@ def _draw_marks(img: F32, cam: Camera, box: Box, face: F64, colour: F32) -> None
         ang = np.linspace(0, 2 * math.pi, 24, endpoint=False)
         circle = np.vstack([at(fx + rad * math.cos(t), fy + rad * math.sin(t)) for t in ang])
         poly = np.round(cam.project(circle) * 16).astype(np.int32)
-        ink = [float(c) * 0.12 for c in colour]
+        ink = ([float(c) * 0.12 for c in colour] if box.ink is None
+               else [float(c) for c in box.ink * colour / np.maximum(box.albedo, 1e-4)])
         if ring:
             pix = cam.project(circle)
             thick = max(1, int(np.ptp(pix[:, 0]) * 0.09))
@@ -684,6 +688,119 @@ def render_dice(dice: Sequence[tuple[str, str]], *, seed: int, cocked: Sequence[
     _draw_boxes(img, cam, boxes, lights, ambient, vis_maps, low, exposure)
     final, info = _finish(rng, img, cond, cam, None, blur_scale=w / 4000)
     return Rendered(final, {"dice": truth, "render": {"seed": seed, **info}})
+
+
+#: Shogun's cube colours as this renderer draws them (CIE Lab).
+TRAY_LAB = {"red": (44.0, 62.0, 45.0), "yellow": (83.0, 2.0, 80.0), "blue": (37.0, 12.0, -52.0),
+            "purple": (35.0, 38.0, -33.0), "white": (93.0, 0.0, 3.0), "green": (53.0, -44.0, 40.0)}
+
+
+def render_tray(*, seed: int, conditions: Conditions | None = None, cube_mm: float = 10.0) -> Rendered:
+    """A photo of plain cubes in a tray (random counts per colour, some touching, some stacked), with the
+    tray's sticker; labels: ``counts`` per colour (stacked ones included) and ``stacked``."""
+    cond = conditions or Conditions(size=(2000, 1500), tilt_deg=(0.0, 10.0), board_fraction=(0.6, 0.85),
+                                    occluder_shadow=0.0, glare=0.0, clutter=0)
+    rng = np.random.default_rng(seed)
+    tray = (200.0, 140.0)
+    from vision.template import Markers
+    fake = Template("tray", "symmetric", tray, Markers("DICT_4X4_50", DICE_TRAY_MARKER_MM, (0, 1, 2, 3),
+                    ((0, 0), (0, 0), (0, 0), (0, 0))), {})
+    cam = _pick_camera(rng, fake, cond)
+    w, h = cond.size
+    canvas = _Canvas(-10, -10, tray[0] + 10, tray[1] + 10, 4.0)
+    tex = np.empty((canvas.h, canvas.w, 3), np.float32)
+    tex[:] = lab_albedo([(22, 2, -14), (25, -10, 2), (18, 6, 4)][int(rng.integers(0, 3))], rng, 2.0)
+    tex *= (1 + 0.05 * _noise_field(rng, (canvas.h, canvas.w), 12))[..., None]
+    _paste_sticker(tex, canvas, StickerSpec(DICE_TRAY_MARKER_ID, DICE_TRAY_MARKER_MM, "DICT_4X4_50", ""),
+                   (20.0, 20.0), math.radians(rng.normal(0, 3)))
+    boxes: list[Box] = []
+    counts: dict[str, int] = {}
+    stacked = 0
+    for name, lab in TRAY_LAB.items():
+        counts[name] = int(rng.integers(0, 5))
+        for _ in range(counts[name]):
+            albedo = lab_albedo(lab, rng, 2.0)
+            floor = [b for b in boxes if b.z0 == 0.0]
+            if floor and rng.random() < 0.12:
+                base = floor[int(rng.integers(len(floor)))]
+                if not any(b.z0 > 0 and math.hypot(b.x - base.x, b.y - base.y) < 2 for b in boxes):
+                    boxes.append(Box(base.x + rng.normal(0, 0.5), base.y + rng.normal(0, 0.5), cube_mm,
+                                     rng.uniform(0, math.pi / 2), albedo, z0=cube_mm))
+                    stacked += 1
+                    continue
+            for _attempt in range(200):
+                if floor and rng.random() < 0.3:
+                    other = floor[int(rng.integers(len(floor)))]
+                    x, y = other.x + float(rng.choice([-1.0, 1.0])) * cube_mm * 1.03, other.y + rng.normal(0, 2)
+                else:
+                    x, y = rng.uniform(45, tray[0] - 12), rng.uniform(12, tray[1] - 12)
+                if 8 < x < tray[0] - 8 and 8 < y < tray[1] - 8 and all(
+                        math.hypot(x - b.x, y - b.y) > cube_mm * 1.0 for b in floor):
+                    break
+            boxes.append(Box(x, y, cube_mm, rng.uniform(0, math.pi / 2) if rng.random() < 0.5 else 0.0, albedo))
+    lights, ambient = _lights(rng, cond, (tray[0] / 2, tray[1] / 2))
+    irr_low, vis_maps, low = _irradiance(canvas, lights, ambient, boxes, None, rng)
+    exposure = _camera_exposure(rng, lights, ambient, np.array([tray[0] / 2, tray[1] / 2, 0.0]))
+    tex *= cv2.resize(irr_low, (canvas.w, canvas.h))
+    tex *= exposure
+    img = cv2.warpPerspective(tex, cam.plane_homography() @ canvas.world_from_px(), (w, h),
+                              flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    _draw_boxes(img, cam, boxes, lights, ambient, vis_maps, low, exposure)
+    final, info = _finish(rng, img, cond, cam, None, blur_scale=w / 4000)
+    return Rendered(final, {"counts": counts, "stacked": stacked, "render": {"seed": seed, **info}})
+
+
+#: The White Castle's dice as this renderer draws them: body Lab and pip albedo (light pips on dark dice).
+CASTLE_DICE = {"red": ((42.0, 58.0, 40.0), 0.8), "white": ((92.0, 0.0, 3.0), 0.03), "black": ((20.0, 0.0, 0.0), 0.8)}
+_PIPS6 = {1: [(0.5, 0.5)], 2: [(0.27, 0.27), (0.73, 0.73)], 3: [(0.25, 0.25), (0.5, 0.5), (0.75, 0.75)],
+          4: [(0.27, 0.27), (0.73, 0.27), (0.27, 0.73), (0.73, 0.73)],
+          5: [(0.25, 0.25), (0.75, 0.25), (0.5, 0.5), (0.25, 0.75), (0.75, 0.75)],
+          6: [(0.27, 0.22), (0.27, 0.5), (0.27, 0.78), (0.73, 0.22), (0.73, 0.5), (0.73, 0.78)]}
+
+
+def render_dice_rows(*, seed: int, conditions: Conditions | None = None, die_mm: float = 16.0) -> Rendered:
+    """Dice laid out in rows (The White Castle's bridges) on a light board with the tray sticker; labels:
+    ``rows``, each a list of [colour, value] from left to right, rows from top to bottom."""
+    cond = conditions or Conditions(size=(2000, 1500), tilt_deg=(0.0, 10.0), board_fraction=(0.6, 0.85),
+                                    occluder_shadow=0.0, glare=0.0, clutter=0)
+    rng = np.random.default_rng(seed)
+    area = (200.0, 140.0)
+    from vision.template import Markers
+    fake = Template("rows", "symmetric", area, Markers("DICT_4X4_50", DICE_TRAY_MARKER_MM, (0, 1, 2, 3),
+                    ((0, 0), (0, 0), (0, 0), (0, 0))), {})
+    cam = _pick_camera(rng, fake, cond)
+    w, h = cond.size
+    canvas = _Canvas(-10, -10, area[0] + 10, area[1] + 10, 4.0)
+    tex = np.empty((canvas.h, canvas.w, 3), np.float32)
+    tex[:] = lab_albedo((72.0, 4.0, 16.0), rng, 3.0)
+    tex *= (1 + 0.04 * _noise_field(rng, (canvas.h, canvas.w), 12))[..., None]
+    _paste_sticker(tex, canvas, StickerSpec(DICE_TRAY_MARKER_ID, DICE_TRAY_MARKER_MM, "DICT_4X4_50", ""),
+                   (20.0, 20.0), math.radians(rng.normal(0, 3)))
+    boxes: list[Box] = []
+    rows = []
+    for r in range(int(rng.integers(1, 4))):
+        row = []
+        y = 25.0 + 38.0 * r + rng.normal(0, 1.5)
+        for i in range(int(rng.integers(1, 6))):
+            colour = str(rng.choice(list(CASTLE_DICE)))
+            value = int(rng.integers(1, 7))
+            lab, pip = CASTLE_DICE[colour]
+            x = 55.0 + 24.0 * i + rng.normal(0, 1.5)
+            boxes.append(Box(x, y + rng.normal(0, 1.0), die_mm, math.radians(rng.normal(0, 8)),
+                             lab_albedo(lab, rng, 1.5), marks=[("pip", fx, fy) for fx, fy in _PIPS6[value]],
+                             ink=np.full(3, pip, np.float32)))
+            row.append([colour, value])
+        rows.append(row)
+    lights, ambient = _lights(rng, cond, (area[0] / 2, area[1] / 2))
+    irr_low, vis_maps, low = _irradiance(canvas, lights, ambient, boxes, None, rng)
+    exposure = _camera_exposure(rng, lights, ambient, np.array([area[0] / 2, area[1] / 2, 0.0]))
+    tex *= cv2.resize(irr_low, (canvas.w, canvas.h))
+    tex *= exposure
+    img = cv2.warpPerspective(tex, cam.plane_homography() @ canvas.world_from_px(), (w, h),
+                              flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    _draw_boxes(img, cam, boxes, lights, ambient, vis_maps, low, exposure)
+    final, info = _finish(rng, img, cond, cam, None, blur_scale=w / 4000)
+    return Rendered(final, {"rows": rows, "render": {"seed": seed, **info}})
 
 
 # --------------------------------------------------------------------------------------------

@@ -370,13 +370,16 @@ class _Cube:
     angle: float
     letter: str
     albedo: F32
+    z0: float = 0.0  # standing on another cube
+    pips: tuple[tuple[float, float], ...] = ()  # marks on the top face (fractions of the side), for dice
+    pip_albedo: float = 0.05
 
     def corners(self) -> F64:
         h = self.side / 2
         ca, sa = math.cos(self.angle), math.sin(self.angle)
         base = [(-h, -h), (h, -h), (h, h), (-h, h)]
         ring = [(self.x + ca * u - sa * v, self.y + sa * u + ca * v) for u, v in base]
-        return np.array([[x, y, 0.0] for x, y in ring] + [[x, y, self.height] for x, y in ring])
+        return np.array([[x, y, self.z0] for x, y in ring] + [[x, y, self.z0 + self.height] for x, y in ring])
 
 
 _FACES = {"top": (4, 5, 6, 7), "s0": (0, 1, 5, 4), "s1": (1, 2, 6, 5), "s2": (2, 3, 7, 6), "s3": (3, 0, 4, 7)}
@@ -418,7 +421,7 @@ def _draw_cube(img: F32, cam: _Cam, cube: _Cube, lights: list[_Light], ambient: 
                rng: np.random.Generator) -> None:
     corners = cube.corners()
     proj = cam.project(corners)
-    centre = np.array([cube.x, cube.y, cube.height / 2])
+    centre = np.array([cube.x, cube.y, cube.z0 + cube.height / 2])
     view = cam.centre - centre
     faces = []
     for name, idx in _FACES.items():
@@ -439,9 +442,18 @@ def _draw_cube(img: F32, cam: _Cam, cube: _Cube, lights: list[_Light], ambient: 
         colour = cube.albedo * light * exposure + spec * exposure
         faces.append((float(np.dot(n, view)), name, proj[list(idx)], colour.astype(np.float32)))
     faces.sort(key=lambda f: f[0])
-    for _, _name, pts, colour in faces:
-        tex = {"W": 0.06, "M": 0.025, "T": 0.015}[cube.letter]
+    for _, name, pts, colour in faces:
+        tex = {"W": 0.06, "M": 0.025, "T": 0.015}.get(cube.letter, 0.02)
         _draw_poly_aa(img, pts, colour, tex, rng, grain=cube.letter == "W")
+        if name == "top" and cube.pips:
+            top3 = corners[4:8]
+            ink = (colour / np.maximum(cube.albedo, 1e-4) * cube.pip_albedo).astype(np.float32)
+            for fx, fy in cube.pips:
+                ang = np.linspace(0, 2 * math.pi, 20, endpoint=False)
+                r = 0.09
+                u, v = top3[1] - top3[0], top3[3] - top3[0]
+                ring = [top3[0] + u * (fx + r * math.cos(t)) + v * (fy + r * math.sin(t)) for t in ang]
+                _draw_poly_aa(img, cam.project(np.array(ring)), ink, 0.0, rng, grain=False)
     # Rounded top edges catch the light: a thin brighter line along the top's outline.
     top = proj[4:8]
     edge_col = (cube.albedo * (ambient + sum(lt.colour for lt in lights)) * exposure * 1.1).astype(np.float32)
@@ -467,7 +479,8 @@ def _random_gear(rng: np.random.Generator, template: Template, fill: float) -> d
 # The photo.
 
 
-def _finish_photo(rng: np.random.Generator, lin: F32, look: Look) -> tuple[U8, dict[str, Any]]:
+def _finish_photo(rng: np.random.Generator, lin: F32, look: Look, *, expose_at: float = 70.0,
+                  expose_to: tuple[float, float] = (0.35, 0.6)) -> tuple[U8, dict[str, Any]]:
     h, w = lin.shape[:2]
     # Vignetting.
     yy, xx = np.mgrid[0:h:8, 0:w:8].astype(np.float32)
@@ -486,8 +499,8 @@ def _finish_photo(rng: np.random.Generator, lin: F32, look: Look) -> tuple[U8, d
     gain = (mid.mean() / np.maximum(mid, 1e-4)) ** float(rng.uniform(0.4, 0.9))
     lin *= gain.astype(np.float32)
     # Exposure to put the middle of the frame at a medium grey.
-    lum = float(np.percentile(lin[h // 4: 3 * h // 4: 8, w // 4: 3 * w // 4: 8].mean(axis=2), 70))
-    lin *= float(rng.uniform(0.35, 0.6)) / max(lum, 1e-4)
+    lum = float(np.percentile(lin[h // 4: 3 * h // 4: 8, w // 4: 3 * w // 4: 8].mean(axis=2), expose_at))
+    lin *= float(rng.uniform(*expose_to)) / max(lum, 1e-4)
     # Sensor noise: shot noise plus read noise, at a quarter of the resolution then upsampled slightly
     # (demosaicking correlates neighbouring pixels).
     iso = float(rng.uniform(0.5, 3.0))
@@ -671,3 +684,149 @@ def photo_set(folder: Path, count: int, seed: int, look: Look, template: Templat
         if (i + 1) % 10 == 0:
             print(f"  rendered {i + 1}/{count} (second renderer)", file=sys.stderr, flush=True)
     return paths
+
+
+# --------------------------------------------------------------------------------------------
+# A tray of plain cubes (Shogun's tower tray), for vision.tray.
+
+#: This renderer's idea of the cubes' colours (its own guesses, not vision.tray's references).
+TRAY_COLOURS = {"red": (47.0, 58.0, 38.0), "yellow": (80.0, 6.0, 72.0), "blue": (40.0, 6.0, -46.0),
+                "purple": (38.0, 32.0, -28.0), "white": (90.0, 1.0, 6.0), "green": (50.0, -38.0, 34.0)}
+
+
+@dataclass(frozen=True)
+class _TrayArea:
+    board_mm: tuple[float, float] = (200.0, 140.0)
+
+
+def render_tray(seed: int, look: Look | None = None, cube_mm: float = 10.0) -> tuple[U8, dict[str, Any]]:
+    """A tray photo with random counts of cubes per colour (some touching, some stacked) and its labels:
+    ``counts`` per colour (stacked ones included) and ``stacked`` (how many stand on another cube)."""
+
+    look = look or Look(size=(2000, 1500), max_tilt_deg=12.0)
+    rng = np.random.default_rng([seed, 7])
+    area = _TrayArea()
+    tw, th = area.board_mm
+    cam = _make_camera(rng, area, look)  # type: ignore[arg-type]
+    lights, ambient = _make_lights(rng, area)  # type: ignore[arg-type]
+    cubes: list[_Cube] = []
+    counts: dict[str, int] = {}
+    stacked = 0
+    for name, lab in TRAY_COLOURS.items():
+        n = int(rng.integers(0, 5))
+        counts[name] = n
+        for _ in range(n):
+            alb = _lab_to_lin((lab[0] + rng.normal(0, 3), lab[1] + rng.normal(0, 3), lab[2] + rng.normal(0, 3)))
+            ang = float(rng.uniform(0, math.pi / 2))
+            if cubes and rng.random() < 0.12:
+                base = cubes[int(rng.integers(len(cubes)))]
+                if base.z0 == 0.0 and not any(c.z0 > 0 and abs(c.x - base.x) < 1 and abs(c.y - base.y) < 1
+                                              for c in cubes):
+                    cubes.append(_Cube(base.x + rng.normal(0, 0.5), base.y + rng.normal(0, 0.5), cube_mm, cube_mm,
+                                       ang, name, alb, z0=base.height))
+                    stacked += 1
+                    continue
+            for _attempt in range(100):
+                if cubes and rng.random() < 0.3:
+                    other = cubes[int(rng.integers(len(cubes)))]
+                    d = cube_mm * 1.02
+                    x, y = other.x + rng.choice([-d, d]), other.y + rng.normal(0, 2)
+                else:
+                    x, y = rng.uniform(45, tw - 12), rng.uniform(12, th - 12)
+                if 8 < x < tw - 8 and 8 < y < th - 8 and all(
+                        math.hypot(x - c.x, y - c.y) > cube_mm * 1.0 for c in cubes if c.z0 == 0.0):
+                    break
+            cubes.append(_Cube(float(x), float(y), cube_mm, cube_mm, ang if rng.random() < 0.5 else 0.0, name, alb))
+    felt = _lab_to_lin((float(rng.uniform(15, 28)), float(rng.normal(0, 3)), float(rng.normal(0, 4))))
+    img = _floor_scene(rng, cam, lights, ambient, cubes, felt, rim=True, cube_mm=cube_mm)
+    # Exposed for the bright things (cubes, the sticker), as a phone does over a dark tray.
+    final, info = _finish_photo(rng, img, look, expose_at=99.5, expose_to=(0.9, 1.4))
+    return final, {"counts": counts, "stacked": stacked,
+                   "render": {"renderer": "second", "version": VERSION, "seed": seed, **info}}
+
+
+def _floor_scene(rng: np.random.Generator, cam: _Cam, lights: list[_Light], ambient: F32, cubes: list[_Cube],
+                 felt: F32, *, rim: bool, cube_mm: float) -> F32:
+    """The linear image of a 200 x 140 mm floor (the tray sticker at (20, 20)) with these cubes on it."""
+    from vision.stickers import DICE_TRAY_MARKER_ID, DICE_TRAY_MARKER_MM
+
+    tw, th = _TrayArea().board_mm
+    margin, ppm = 120.0, 4.0
+    W, H = int((tw + 2 * margin) * ppm), int((th + 2 * margin) * ppm)
+    tex = np.empty((H, W, 3), np.float32)
+    tex[:] = felt
+    tex *= _blotches(rng, (H, W), 5 * ppm, 0.05)[..., None]
+
+    def px(x: float, y: float) -> tuple[int, int]:
+        return int(round((x + margin) * ppm)), int(round((y + margin) * ppm))
+
+    if rim:
+        cv2.rectangle(tex, px(-4, -4), px(tw + 4, th + 4), (felt * 2.5).tolist(), int(4 * ppm))  # the tray's rim
+    spec = StickerSpec(DICE_TRAY_MARKER_ID, DICE_TRAY_MARKER_MM, "DICT_4X4_50", "")
+    sp = ppm * 2
+    grey = render_sticker(spec, sp).astype(np.float32) / 255
+    lin = np.where(grey <= 0.04045, grey / 12.92, ((grey + 0.055) / 1.055) ** 2.4) * 0.86 + 0.015
+    small = cv2.resize(lin, (int(lin.shape[1] / 2), int(lin.shape[0] / 2)), interpolation=cv2.INTER_AREA)
+    sx, sy = px(20 - 0.75 * DICE_TRAY_MARKER_MM, 20 - 0.75 * DICE_TRAY_MARKER_MM)
+    tex[sy:sy + small.shape[0], sx:sx + small.shape[1]] = small[..., None]
+    # Light and shadows on the floor.
+    gy, gx = np.mgrid[0:H:4, 0:W:4].astype(np.float32)
+    wx, wy = gx / ppm - margin, gy / ppm - margin
+    irr = np.zeros(wx.shape + (3,), np.float32) + ambient
+    for lt in lights:
+        if lt.pos is not None:
+            dx, dy, dz = lt.pos[0] - wx, lt.pos[1] - wy, lt.pos[2]
+            dd = np.sqrt(dx * dx + dy * dy + dz * dz)
+            lam = dz / dd * (800.0 / dd) ** 2
+        else:
+            assert lt.direction is not None
+            lam = np.full(wx.shape, float(lt.direction[2]), np.float32)
+        shadow = np.zeros((H, W), np.float32)
+        for cube in cubes:
+            hull = cv2.convexHull(np.round((_shadow_poly(lt, cube.corners()) + margin) * ppm * 4).astype(np.int32))
+            cv2.fillConvexPoly(shadow, hull, 1.0, cv2.LINE_AA, shift=2)
+        shadow = cv2.GaussianBlur(shadow, (0, 0), max(0.6, lt.softness * cube_mm * 0.6) * ppm)
+        irr += lt.colour * (lam * (1 - cv2.resize(shadow, (wx.shape[1], wx.shape[0]),
+                                                  interpolation=cv2.INTER_AREA)))[..., None]
+    tex *= cv2.resize(irr, (W, H), interpolation=cv2.INTER_LINEAR)
+    mx, my = cam.plane_map()
+    img = cv2.remap(tex, (mx + margin) * ppm - 0.5, (my + margin) * ppm - 0.5, cv2.INTER_LINEAR,
+                    borderMode=cv2.BORDER_REPLICATE)
+    for cube in sorted(cubes, key=lambda cb: (cb.z0, -float(np.linalg.norm(cam.centre - [cb.x, cb.y, 0])))):
+        _draw_cube(img, cam, cube, lights, ambient, 1.0, rng)
+    return img
+
+
+#: The White Castle's dice as this renderer draws them: body Lab and pip albedo.
+CASTLE_DICE = {"red": ((44.0, 55.0, 36.0), 0.75), "white": ((90.0, 1.0, 5.0), 0.04), "black": ((22.0, 1.0, -1.0), 0.75)}
+_PIP_SPOTS = {1: ((0.5, 0.5),), 2: ((0.25, 0.25), (0.75, 0.75)), 3: ((0.25, 0.75), (0.5, 0.5), (0.75, 0.25)),
+              4: ((0.25, 0.25), (0.75, 0.25), (0.25, 0.75), (0.75, 0.75)),
+              5: ((0.25, 0.25), (0.75, 0.25), (0.5, 0.5), (0.25, 0.75), (0.75, 0.75)),
+              6: ((0.25, 0.25), (0.5, 0.25), (0.75, 0.25), (0.25, 0.75), (0.5, 0.75), (0.75, 0.75))}
+
+
+def render_dice_rows(seed: int, look: Look | None = None, die_mm: float = 16.0) -> tuple[U8, dict[str, Any]]:
+    """Dice in rows (The White Castle's bridges) on a light board with the tray sticker; labels ``rows``: each a
+    list of [colour, value] from left to right (in the sticker's frame), rows from top to bottom."""
+    look = look or Look(size=(2000, 1500), max_tilt_deg=12.0)
+    rng = np.random.default_rng([seed, 11])
+    cam = _make_camera(rng, _TrayArea(), look)  # type: ignore[arg-type]
+    lights, ambient = _make_lights(rng, _TrayArea())  # type: ignore[arg-type]
+    cubes, rows = [], []
+    for r in range(int(rng.integers(1, 4))):
+        row = []
+        y = 28.0 + 36.0 * r + float(rng.normal(0, 1.0))
+        x = 50.0 + float(rng.uniform(0, 6))
+        for _ in range(int(rng.integers(1, 6))):
+            colour = str(rng.choice(list(CASTLE_DICE)))
+            value = int(rng.integers(1, 7))
+            lab, pip = CASTLE_DICE[colour]
+            cubes.append(_Cube(x, y + float(rng.normal(0, 0.8)), die_mm, die_mm, math.radians(float(rng.normal(0, 6))),
+                               colour, _lab_to_lin(lab), pips=_PIP_SPOTS[value], pip_albedo=pip))
+            row.append([colour, value])
+            x += die_mm + float(rng.uniform(3, 9))
+        rows.append(row)
+    board = _lab_to_lin((float(rng.uniform(60, 80)), float(rng.normal(3, 3)), float(rng.normal(14, 5))))
+    img = _floor_scene(rng, cam, lights, ambient, cubes, board, rim=False, cube_mm=die_mm)
+    final, info = _finish_photo(rng, img, look)
+    return final, {"rows": rows, "render": {"renderer": "second", "version": VERSION, "seed": seed, **info}}

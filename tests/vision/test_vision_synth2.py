@@ -62,8 +62,6 @@ def test_an_uncalibrated_board_printed_darker_than_the_template_is_refused(
     assert result["retake"] == UNFAMILIAR_REASON
 
 
-@pytest.mark.xfail(strict=True, reason="not fixed yet (issue 18): on a board whose print matches the template "
-                   "around the grids, a grid printed dark is still read as metal cubes")
 def test_dark_printed_grids_give_no_confident_metal(tmp_path: Path) -> None:
     """The issue's report: an empty grid printed dark read as metal cubes. Empty boards of the second
     renderer with dark-printed grids (tuning seeds): no cell is read as a cube."""

@@ -93,3 +93,9 @@ class GearMorePopup(Sheet):
         source = self.ids.gear_photo_source.text.strip() or app.settings.camera
         self.model.read_photo(source)
         self.dismiss()
+
+    def setup_camera(self) -> None:
+        app = App.get_running_app()
+        source = self.ids.gear_photo_source.text.strip() or app.settings.camera
+        self.model.setup_camera(source)
+        self.dismiss()

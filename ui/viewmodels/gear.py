@@ -57,6 +57,7 @@ class GearModel(EventDispatcher):  # type: ignore[misc]
     photo_busy = BooleanProperty(False)
     uncertain = ListProperty([])  # "grid:row:col" of the selected player's cells a photo could not read
     retake = StringProperty("")  # the photo reader's advice to retake the photo, "" when it was good
+    camera_ready = BooleanProperty(False)  # the camera was set up (calibrated) for the selected player's board
     game_path = StringProperty("")
 
     def __init__(self, game: Any, pack_model: Any, **kwargs: Any) -> None:
@@ -279,6 +280,8 @@ class GearModel(EventDispatcher):  # type: ignore[misc]
                 message = tr._("Read from the photo: check the grids and fix any cube")
             if reading.retake:
                 message += "\n" + tr.f("Retake the photo: {reason}", reason=reading.retake)
+            for note in reading.notes:
+                message += "\n" + note
             self.message = message
 
         def failed(error: BaseException) -> None:
@@ -286,3 +289,42 @@ class GearModel(EventDispatcher):  # type: ignore[misc]
             self.message = str(error)
 
         self._worker.submit(lambda: photos.read_gear(source, board, self.pack), done, failed)
+
+    # ---- camera set-up ----------------------------------------------------------------------
+    def camera_steps(self) -> str:
+        """What setting up the camera takes, for the group to follow before the first photo."""
+        # English only until the locale files carry these (the vision reasons are English too).
+        return ("Set up the camera: 1. print the sticker sheet at 100 % (`fujikoro vision stickers`); "
+                "2. stick markers 0-3 on the board's corners as the sheet shows, patches below the marker; "
+                "3. photograph the empty board from above and tap Set up the camera.")
+
+    def refresh_camera(self) -> None:
+        from ui import photos
+
+        board = self.gear.board if self.gear is not None else "symmetric"
+        self.camera_ready = photos.calibration_file(board).is_file()
+
+    def setup_camera(self, source: str) -> None:
+        """Fits the board's template to a photo of the empty board (a file, the newest photo in a folder, or
+        the camera) and keeps it for this board; without a photo, says what to do first."""
+        from ui import photos
+
+        if self.photo_busy:
+            return
+        if not source:
+            self.message = self.camera_steps()
+            return
+        self.photo_busy = True
+        self.message = "Setting up the camera..."
+        board = self.gear.board if self.gear is not None else "symmetric"
+
+        def done(setup: photos.CameraSetup) -> None:
+            self.photo_busy = False
+            self.camera_ready = True
+            self.message = f"Camera set up for the {board} board: " + "; ".join(setup.lines)
+
+        def failed(error: BaseException) -> None:
+            self.photo_busy = False
+            self.message = f"The camera is not set up: {error}\n" + self.camera_steps()
+
+        self._worker.submit(lambda: photos.set_up_camera(source, board, self.pack), done, failed)
