@@ -156,8 +156,11 @@ class Game(Protocol[S]):
         """Validate and apply a prepared command; raises CommandError and leaves nothing changed."""
         ...
 
-    def describe(self, state: S, command: Command) -> str:
-        """One line for the log and for "Undo: ...", given the state before the command."""
+    def describe(
+        self, state: S, command: Command, events: Sequence[tuple[str, Mapping[str, Any]]] | None = None
+    ) -> str:
+        """One line for the log and for "Undo: ...", given the state before the command and the events
+        applying it emitted (the session passes them, so nothing is applied twice)."""
         ...
 
     def is_automated_random(self, command: Command) -> bool:
@@ -267,7 +270,7 @@ class Session(Generic[S]):
             raise GameOverError("the game has ended, so no more commands are accepted (undo still works)")
         prepared = self.game.prepare(state, command, self._new_seed)
         outcome = self.game.apply(state, prepared)
-        description = self.game.describe(state, prepared)
+        description = self.game.describe(state, prepared, outcome.events)
         record = Record(
             self.state_id + 1,
             RecordKind.COMMAND,

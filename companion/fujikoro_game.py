@@ -17,7 +17,7 @@ of EN p.14) is quoted here with its page.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
 from functools import lru_cache
 from typing import Any, TypeVar
@@ -572,37 +572,6 @@ class FujiKoro:
     def __init__(self, pack: DataPack) -> None:
         self.pack = pack
         self._tracks = _spot_tracks(pack)
-        self._handlers: dict[str, Callable[[State, Command, list[tuple[str, Mapping[str, Any]]]], State]] = {
-            "start": self._start,
-            "vp": self._vp,
-            "action": self._action,
-            "explore": self._explore,
-            "scroll": self._scroll,
-            "gear_card_vp": self._gear_card_vp,
-            "end_turn": self._end_turn,
-            "dragon_revealed": self._dragon_revealed,
-            "dragon_defeated": self._dragon_defeated,
-            "dragon_health": self._dragon_health,
-            "roll": self._roll,
-            "escape": self._escape,
-            "shogun_bonus": self._shogun_bonus,
-            "magical_gear": self._magical_gear,
-            "life_lost": self._life_lost,
-            "status_tokens": self._status_tokens,
-            "monk_defeat": self._monk_defeat,
-            "hostile_defeated": self._hostile_defeated,
-            "tamed": self._tamed,
-            "end_game": self._end_game,
-            "lava_hit": self._lava_hit,
-            "fight_start": self._fight_start,
-            "samurai_fight_start": self._samurai_fight_start,
-            "fight_roll": self._fight_roll,
-            "fight_helmet": self._fight_helmet,
-            "fight_retreat": self._fight_retreat,
-            "fight_surrender": self._fight_surrender,
-            "fight_steal": self._fight_steal,
-            "fight_cancel": self._fight_cancel,
-        }
 
     @property
     def name(self) -> str:
@@ -614,7 +583,7 @@ class FujiKoro:
 
     @property
     def command_types(self) -> tuple[str, ...]:
-        return tuple(self._handlers)
+        return tuple(COMMANDS)
 
     # ---- Game protocol -------------------------------------------------------------------
     def setup(self, config: Mapping[str, Any]) -> State:
@@ -644,23 +613,8 @@ class FujiKoro:
     def prepare(self, state: State, command: Command, new_seed: Callable[[], int]) -> dict[str, Any]:
         prepared = dict(command)
         kind = prepared.get("type")
-        if (
-            kind
-            in {
-                "vp",
-                "action",
-                "explore",
-                "scroll",
-                "gear_card_vp",
-                "escape",
-                "shogun_bonus",
-                "magical_gear",
-                "life_lost",
-                "status_tokens",
-                "monk_defeat",
-            }
-            and "player" not in prepared
-        ):
+        spec = COMMANDS.get(kind) if isinstance(kind, str) else None
+        if spec is not None and spec.acts_for_current and "player" not in prepared:
             prepared["player"] = state.players[state.current].name
         if kind == "roll" and prepared.get("source", "app") == "app":
             prepared["source"] = "app"
@@ -674,101 +628,44 @@ class FujiKoro:
 
     def apply(self, state: State, command: Command) -> Outcome[State]:
         kind = command.get("type")
-        handler = self._handlers.get(kind) if isinstance(kind, str) else None
-        if handler is None:
-            raise CommandError(f"unknown command type {kind!r}; known types: {', '.join(self._handlers)}")
+        spec = COMMANDS.get(kind) if isinstance(kind, str) else None
+        if spec is None:
+            raise CommandError(f"unknown command type {kind!r}; known types: {', '.join(COMMANDS)}")
         if state.phase is Phase.ENDED:
             raise CommandError("the game has ended, so no more commands are accepted")
         if state.phase is Phase.SETUP and kind != "start":
             raise CommandError('the game is still being set up; send {"type": "start"} first')
-        if kind in _BLOCKED_DURING_FIGHT and state.combat is not None and state.combat.is_active:
+        if spec.blocked_in_fight and state.combat is not None and state.combat.is_active:
             raise CommandError(
                 f"a fight is being played: finish it with fight_roll (or fight_retreat), or fight_cancel it, "
                 f"before {kind}"
             )
         events: list[tuple[str, Mapping[str, Any]]] = []
-        new = handler(state, command, events)
+        new = spec.apply(self, state, command, events)
         if _scores_vp(new.setup) is False and new.phase is not Phase.ENDED:
             new = self._check_coop_win(new, events)
         return Outcome(new, tuple(events))
 
-    def describe(self, state: State, command: Command) -> str:
-        """One line for the log and "Undo: ...": the command, and what else it set off (so undo names it)."""
+    def describe(
+        self, state: State, command: Command, events: Sequence[tuple[str, Mapping[str, Any]]] | None = None
+    ) -> str:
+        """One line for the log and "Undo: ...": the command, and what else it set off (so undo names it).
+        ``events``: what applying it emitted (the session passes them; else the command is applied again)."""
         base = self._describe_command(state, command)
-        try:
-            events = self.apply(state, command).events
-        except (CommandError, CombatError):
-            return base
-        consequences = _consequences(events)
+        if events is None:
+            try:
+                events = self.apply(state, command).events
+            except (CommandError, CombatError):
+                return base
+        consequences = _consequences(tuple(events))
         return f"{base} (with it: {'; '.join(consequences)})" if consequences else base
 
     def _describe_command(self, state: State, command: Command) -> str:
         kind = command.get("type")
-        who = str(command.get("player", state.players[state.current].name))
-        if kind == "vp":
-            reason = command.get("reason") or command.get("category") or "correction"
-            points = command.get("points")
-            sign = "+" if isinstance(points, int) and points >= 0 else ""
-            return f"{who} {sign}{points} VP ({reason})"
-        if kind == "action":
-            level = command.get("level")
-            return f"{who}: {command.get('action')}" + (
-                f" a Level {_roman(level)} tile" if isinstance(level, int) else ""
-            )
-        if kind == "explore":
-            return f"{who}: explore a Level {_roman(command.get('level'))} tile"
-        if kind == "scroll":
-            return f"{who} gathers a Sacred Scroll (+{self.pack.scoring['scroll']} VP)"
-        if kind == "gear_card_vp":
-            return f"{who} uses the weapon card bonus (+{self.pack.scoring.get('weapon_card_vp', 1)} VP)"
-        if kind == "end_turn":
-            return f"End {state.players[state.current].name}'s turn (round {state.round})"
-        if kind == "dragon_health":
-            return f"{command.get('dragon')} health {command.get('health', 'full')}"
-        if kind == "dragon_revealed":
-            return f"Dragon {command.get('dragon')} revealed"
-        if kind == "dragon_defeated":
-            players = command.get("players") or []
-            names = " and ".join(str(p) for p in players) if isinstance(players, list) else str(players)
-            verb = "defeats" if isinstance(players, list) and len(players) == 1 else "defeat"
-            return f"{names} {verb} {command.get('dragon')}"
-        if kind == "roll":
-            purpose = command.get("purpose") or ("The app" if command.get("source", "app") == "app" else "Hand")
-            try:
-                dice = self._roll_of(command)
-            except CommandError:
-                return f"{purpose} rolls"
-            return f"{purpose} rolls {dice.describe()}"
-        if kind == "escape":
-            via = "the central Rope" if command.get("via") == Exit.ROPE else "the Secret Exit"
-            return f"{who} escapes by {via}"
-        if kind == "shogun_bonus":
-            return f"{who} claims the Shogun bonus for {command.get('track')}"
-        if kind == "magical_gear":
-            done = "completes" if command.get("completed", True) else "loses"
-            return f"{who} {done} magical {command.get('gear')}"
-        if kind == "life_lost":
-            return f"{who} loses a Life" + (f" ({command['reason']})" if command.get("reason") else "")
-        if kind == "status_tokens":
-            return f"{who} status tokens {int(command.get('delta', 0)):+d}"
-        if kind == "monk_defeat":
-            return f"A Monk defeats {who} ({self.pack.scenarios[4].extras.get('monk_defeat_vp', -5)} VP)"
-        if kind == "hostile_defeated":
-            return "A hostile Samurai is defeated"
-        if kind == "tamed":
-            return "The Legendary Dragon is tamed on the Central Tile"
-        if kind == "end_game":
-            return "End the game" + (f" ({command['reason']})" if command.get("reason") else "")
-        if kind == "lava_hit":
-            outcome = command.get("outcome")
-            if outcome == "perished":
-                return f"{who} perishes in the lava and comes back in a Temple"
-            return f"{who} stood on erupting lava: sandals take {10 if outcome == 'moved_twice' else 5} damage"
-        if kind == "start":
-            return "Start the game"
-        if isinstance(kind, str) and kind.startswith(("fight_", "samurai_fight_")):
-            return self._describe_fight(state, command)
-        return str(kind)
+        spec = COMMANDS.get(kind) if isinstance(kind, str) else None
+        if spec is None:
+            return str(kind)
+        return spec.describe(self, state, command, str(command.get("player", state.players[state.current].name)))
 
     def is_automated_random(self, command: Command) -> bool:
         if command.get("type") == "fight_roll":
@@ -2487,9 +2384,6 @@ class FujiKoro:
 
 STEAL_ITEMS = ("blueprint", "monk", "scroll", "resource")
 MONK_INITIATIVE = 10**6  # EN Appendix B scenario 4: "infinite" (the Czech rulebook says 4)
-_BLOCKED_DURING_FIGHT = frozenset(
-    {"fight_start", "samurai_fight_start", "end_turn", "dragon_health", "dragon_defeated", "escape", "end_game"}
-)
 _KIND_LETTERS = {"w": "wood", "m": "metal", "t": "tooth", "x": "magic"}
 _ACTION_NAMES = {Action.MOVE: "a Move", Action.EXPLORE: "an Explore", Action.GATHER: "a Gather", Action.REST: "a Rest"}
 # The buttons of the table whose refusal the app shows beside them (see FujiKoro.why_not).
@@ -2815,3 +2709,110 @@ def game_from_pack_raw(raw: Mapping[str, Any] | None) -> FujiKoro:
         return FujiKoro(parse(raw))
     except DataPackError as error:
         raise SetupError(f"the data pack stored with this game does not load: {error}") from None
+
+
+# ------------------------------------------------------------------------------------------------
+# The commands: each command type declared once (how it applies, how the log says it, whether the
+# player whose turn it is is its default "player", whether a fight in play blocks it).
+
+Events = list[tuple[str, Mapping[str, Any]]]
+
+
+@dataclass(frozen=True, slots=True)
+class CommandSpec:
+    apply: Callable[[FujiKoro, State, Command, Events], State]
+    describe: Callable[[FujiKoro, State, Command, str], str]
+    acts_for_current: bool = False
+    blocked_in_fight: bool = False
+
+
+def _say_vp(game: FujiKoro, state: State, command: Command, who: str) -> str:
+    reason = command.get("reason") or command.get("category") or "correction"
+    points = command.get("points")
+    sign = "+" if isinstance(points, int) and points >= 0 else ""
+    return f"{who} {sign}{points} VP ({reason})"
+
+
+def _say_action(game: FujiKoro, state: State, command: Command, who: str) -> str:
+    level = command.get("level")
+    return f"{who}: {command.get('action')}" + (f" a Level {_roman(level)} tile" if isinstance(level, int) else "")
+
+
+def _say_dragon_defeated(game: FujiKoro, state: State, command: Command, who: str) -> str:
+    players = command.get("players") or []
+    names = " and ".join(str(p) for p in players) if isinstance(players, list) else str(players)
+    verb = "defeats" if isinstance(players, list) and len(players) == 1 else "defeat"
+    return f"{names} {verb} {command.get('dragon')}"
+
+
+def _say_roll(game: FujiKoro, state: State, command: Command, who: str) -> str:
+    purpose = command.get("purpose") or ("The app" if command.get("source", "app") == "app" else "Hand")
+    try:
+        dice = game._roll_of(command)
+    except CommandError:
+        return f"{purpose} rolls"
+    return f"{purpose} rolls {dice.describe()}"
+
+
+def _say_lava_hit(game: FujiKoro, state: State, command: Command, who: str) -> str:
+    outcome = command.get("outcome")
+    if outcome == "perished":
+        return f"{who} perishes in the lava and comes back in a Temple"
+    return f"{who} stood on erupting lava: sandals take {10 if outcome == 'moved_twice' else 5} damage"
+
+
+def _with_reason(text: str) -> Callable[[FujiKoro, State, Command, str], str]:
+    return lambda game, state, command, who: text + (f" ({command['reason']})" if command.get("reason") else "")
+
+
+def _say_fight(game: FujiKoro, state: State, command: Command, who: str) -> str:
+    return game._describe_fight(state, command)
+
+
+COMMANDS: dict[str, CommandSpec] = {
+    "start": CommandSpec(FujiKoro._start, lambda g, s, c, who: "Start the game"),
+    "vp": CommandSpec(FujiKoro._vp, _say_vp, acts_for_current=True),
+    "action": CommandSpec(FujiKoro._action, _say_action, acts_for_current=True),
+    "explore": CommandSpec(FujiKoro._explore, lambda g, s, c, who:
+                           f"{who}: explore a Level {_roman(c.get('level'))} tile", acts_for_current=True),
+    "scroll": CommandSpec(FujiKoro._scroll, lambda g, s, c, who:
+                          f"{who} gathers a Sacred Scroll (+{g.pack.scoring['scroll']} VP)", acts_for_current=True),
+    "gear_card_vp": CommandSpec(FujiKoro._gear_card_vp, lambda g, s, c, who:
+                                f"{who} uses the weapon card bonus (+{g.pack.scoring.get('weapon_card_vp', 1)} VP)",
+                                acts_for_current=True),
+    "end_turn": CommandSpec(FujiKoro._end_turn, lambda g, s, c, who:
+                            f"End {s.players[s.current].name}'s turn (round {s.round})", blocked_in_fight=True),
+    "dragon_revealed": CommandSpec(FujiKoro._dragon_revealed, lambda g, s, c, who:
+                                   f"Dragon {c.get('dragon')} revealed"),
+    "dragon_defeated": CommandSpec(FujiKoro._dragon_defeated, _say_dragon_defeated, blocked_in_fight=True),
+    "dragon_health": CommandSpec(FujiKoro._dragon_health, lambda g, s, c, who:
+                                 f"{c.get('dragon')} health {c.get('health', 'full')}", blocked_in_fight=True),
+    "roll": CommandSpec(FujiKoro._roll, _say_roll),
+    "escape": CommandSpec(FujiKoro._escape, lambda g, s, c, who:
+                          f"{who} escapes by {'the central Rope' if c.get('via') == Exit.ROPE else 'the Secret Exit'}",
+                          acts_for_current=True, blocked_in_fight=True),
+    "shogun_bonus": CommandSpec(FujiKoro._shogun_bonus, lambda g, s, c, who:
+                                f"{who} claims the Shogun bonus for {c.get('track')}", acts_for_current=True),
+    "magical_gear": CommandSpec(FujiKoro._magical_gear, lambda g, s, c, who:
+                                f"{who} {'completes' if c.get('completed', True) else 'loses'} magical {c.get('gear')}",
+                                acts_for_current=True),
+    "life_lost": CommandSpec(FujiKoro._life_lost, lambda g, s, c, who:
+                             _with_reason(f"{who} loses a Life")(g, s, c, who), acts_for_current=True),
+    "status_tokens": CommandSpec(FujiKoro._status_tokens, lambda g, s, c, who:
+                                 f"{who} status tokens {int(c.get('delta', 0)):+d}", acts_for_current=True),
+    "monk_defeat": CommandSpec(FujiKoro._monk_defeat, lambda g, s, c, who:
+                               f"A Monk defeats {who} ({g.pack.scenarios[4].extras.get('monk_defeat_vp', -5)} VP)",
+                               acts_for_current=True),
+    "hostile_defeated": CommandSpec(FujiKoro._hostile_defeated, lambda g, s, c, who: "A hostile Samurai is defeated"),
+    "tamed": CommandSpec(FujiKoro._tamed, lambda g, s, c, who: "The Legendary Dragon is tamed on the Central Tile"),
+    "end_game": CommandSpec(FujiKoro._end_game, _with_reason("End the game"), blocked_in_fight=True),
+    "lava_hit": CommandSpec(FujiKoro._lava_hit, _say_lava_hit),
+    "fight_start": CommandSpec(FujiKoro._fight_start, _say_fight, blocked_in_fight=True),
+    "samurai_fight_start": CommandSpec(FujiKoro._samurai_fight_start, _say_fight, blocked_in_fight=True),
+    "fight_roll": CommandSpec(FujiKoro._fight_roll, _say_fight),
+    "fight_helmet": CommandSpec(FujiKoro._fight_helmet, _say_fight),
+    "fight_retreat": CommandSpec(FujiKoro._fight_retreat, _say_fight),
+    "fight_surrender": CommandSpec(FujiKoro._fight_surrender, _say_fight),
+    "fight_steal": CommandSpec(FujiKoro._fight_steal, _say_fight),
+    "fight_cancel": CommandSpec(FujiKoro._fight_cancel, _say_fight),
+}

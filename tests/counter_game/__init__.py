@@ -46,7 +46,7 @@ class Counter:
             return Outcome(Tally(state.total + random.Random(command["seed"]).randint(1, 6)))
         raise CommandError("unknown command")
 
-    def describe(self, state: Tally, command: Mapping[str, Any]) -> str:
+    def describe(self, state: Tally, command: Mapping[str, Any], events: Any = None) -> str:
         return f"{command['type']} {command.get('n', '')}".strip()
 
     def is_automated_random(self, command: Mapping[str, Any]) -> bool:
