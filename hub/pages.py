@@ -10,7 +10,7 @@ import json
 from collections.abc import Sequence
 from html import escape
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 from hub.rules import CATEGORIES, StandingRow
 
@@ -66,10 +66,12 @@ def index_page() -> str:
 
 
 def leaderboard_page(
-    *, event_name: str, event_code: str, fragment: str, refresh_ms: int, round_number: int | None
+    *, event_name: str, event_code: str, fragment: str, refresh_ms: int, round_number: int | None,
+    game: str | None = None,
 ) -> str:
     """The full projector page; /static/leaderboard.js swaps in a fresh fragment every ``refresh_ms``."""
-    query = "" if round_number is None else f"?round={round_number}"
+    params = {k: v for k, v in (("round", round_number), ("game", game)) if v is not None}
+    query = "" if not params else "?" + urlencode(params)
     fragment_url = f"/events/{quote(event_code, safe='')}/leaderboard/fragment{query}"
     return f"""<!doctype html>
 <html lang="en"><head>{_HEAD}
@@ -94,10 +96,16 @@ def leaderboard_fragment(
     live: Sequence[dict[str, Any]],
     recent: Sequence[dict[str, Any]],
     round_open: bool = True,
+    games: Sequence[str] = (),
+    game: str | None = None,
 ) -> str:
     base = f"/events/{escape(event_code)}/leaderboard"
     links = [f'<a href="{base}">Overall</a>'] + [f'<a href="{base}?round={r}">Round {r}</a>' for r in rounds]
+    if len(games) > 1:  # an event of several games: each game's own standings too
+        links += [f'<a href="{base}?game={quote(g, safe="")}">{escape(g)}</a>' for g in games]
     title = "Overall standings" if round_number is None else f"Round {round_number} standings"
+    if game is not None:
+        title += f": {escape(game)}"
     parts = [
         f"<nav>{' '.join(links)}</nav>",
         f"<h2>{title} <span class='muted'>(round {current_round} "
@@ -120,11 +128,11 @@ def leaderboard_fragment(
         parts.append("<p id='standings' class='muted'>No results yet.</p>")
     if live:
         parts.append("<h2>Playing now</h2><table id='live'><tbody>")
-        for game in live:
-            scores = ", ".join(f"{escape(p['name'])} {int(p['vp'])}" for p in game.get("players", []))
-            countdown = game.get("countdown")
+        for playing in live:
+            scores = ", ".join(f"{escape(p['name'])} {int(p['vp'])}" for p in playing.get("players", []))
+            countdown = playing.get("countdown")
             extra = "" if countdown is None else f" <span class='muted'>countdown {int(countdown)}</span>"
-            parts.append(f"<tr><td>{escape(game['table'])}</td><td>{scores}{extra}</td></tr>")
+            parts.append(f"<tr><td>{escape(playing['table'])}</td><td>{scores}{extra}</td></tr>")
         parts.append("</tbody></table>")
     if recent:
         parts.append("<h2>Latest games</h2><table id='recent'><tbody>")

@@ -602,13 +602,15 @@ def create_app(settings: HubSettings) -> FastAPI:
         )
 
     # ------------------------------------------------------------------ pages
-    def render_fragment(event: EventInfo, round_number: int | None) -> str:
+    def render_fragment(event: EventInfo, round_number: int | None, game: str | None) -> str:
         results = store.results(event)
         games = store.counted_games(event, results)
         recent = [r for r in results if not r["pending"]][-settings.recent_results :]
         return pages.leaderboard_fragment(
             event_code=event.code,
-            rows=standings(games, event.rank_points, round_number=round_number),
+            games=sorted({g.game for g in games}),
+            game=game,
+            rows=standings(games, event.rank_points, round_number=round_number, game=game),
             rounds=rounds_played(games),
             round_number=round_number,
             current_round=event.current_round,
@@ -617,8 +619,9 @@ def create_app(settings: HubSettings) -> FastAPI:
             recent=list(reversed(recent)),
         )
 
-    def fragment(event: EventInfo, round_number: int | None) -> str:
-        return public.get(("fragment", event.id, round_number), event, lambda: render_fragment(event, round_number))
+    def fragment(event: EventInfo, round_number: int | None, game: str | None = None) -> str:
+        return public.get(("fragment", event.id, round_number, game), event,
+                          lambda: render_fragment(event, round_number, game))
 
     @app.get("/", response_class=HTMLResponse)
     def index() -> str:
@@ -626,20 +629,23 @@ def create_app(settings: HubSettings) -> FastAPI:
 
     @app.get("/events/{code}/leaderboard", response_class=HTMLResponse)
     def leaderboard(
-        code: str, round: RoundQuery = None, refresh_ms: RefreshQuery = None  # noqa: A002
+        code: str, round: RoundQuery = None, refresh_ms: RefreshQuery = None,  # noqa: A002
+        game: GameQuery = None,
     ) -> str:
         event = store.event(code)
         return pages.leaderboard_page(
             event_name=event.name,
             event_code=event.code,
-            fragment=fragment(event, round),
+            fragment=fragment(event, round, game),
             refresh_ms=refresh_ms or settings.refresh_ms,
             round_number=round,
+            game=game,
         )
 
     @app.get("/events/{code}/leaderboard/fragment", response_class=HTMLResponse)
-    def leaderboard_fragment(code: str, round: RoundQuery = None) -> str:  # noqa: A002
-        return fragment(store.event(code), round)
+    def leaderboard_fragment(code: str, round: RoundQuery = None,  # noqa: A002
+                             game: GameQuery = None) -> str:
+        return fragment(store.event(code), round, game)
 
     def cookie_name(event: EventInfo) -> str:
         return admin_cookie_name(event.code, settings.tls)

@@ -139,3 +139,13 @@ def test_a_game_result_from_the_kernel_keeps_its_categories_and_tie_break() -> N
     assert payload["schema_version"] == 2 and payload["mode"] == "competitive"
     assert [(p["name"], p["total"], p["tiebreak"], p["rank"]) for p in payload["players"]] == [
         ("Aiko", 30, None, 2), ("Ben", 30, 6, 1)]
+
+
+def test_the_projector_shows_each_games_standings(hub: Hub) -> None:
+    assert hub.send(random_game(random.Random(6), players=2)).status_code == 201
+    assert hub.send(_castle(["Zed", "Yui"], [{"lanterns": 9}, {"lanterns": 4}], [None, None])).status_code == 201
+    page = hub.http.get(f"/events/{hub.code}/leaderboard", params={"game": "white_castle"}).text
+    assert "Overall standings: white_castle" in page and "data-player='Zed'" in page
+    assert "leaderboard/fragment?game=white_castle" in page
+    overall = hub.http.get(f"/events/{hub.code}/leaderboard/fragment").text
+    assert "?game=fujikoro" in overall and "?game=white_castle" in overall and "data-player='Zed'" in overall
