@@ -13,11 +13,7 @@ import pytest
 
 from ui.cli.main import main
 
-
-@pytest.fixture(autouse=True)
-def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("FUJIKORO_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("FUJIKORO_CONFIG_DIR", str(tmp_path / "config"))
+# The data and config folders are per test already (tests/conftest.py).
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any, str]:
