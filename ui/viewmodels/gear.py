@@ -293,10 +293,9 @@ class GearModel(EventDispatcher):  # type: ignore[misc]
     # ---- camera set-up ----------------------------------------------------------------------
     def camera_steps(self) -> str:
         """What setting up the camera takes, for the group to follow before the first photo."""
-        # English only until the locale files carry these (the vision reasons are English too).
-        return ("Set up the camera: 1. print the sticker sheet at 100 % (`fujikoro vision stickers`); "
-                "2. stick markers 0-3 on the board's corners as the sheet shows, patches below the marker; "
-                "3. photograph the empty board from above and tap Set up the camera.")
+        return tr._("Set up the camera: 1. print the sticker sheet at 100 % (`fujikoro vision stickers`); "
+                    "2. stick markers 0-3 on the board's corners as the sheet shows, patches below the marker; "
+                    "3. photograph the empty board from above and tap Set up the camera.")
 
     def refresh_camera(self) -> None:
         from ui import photos
@@ -315,16 +314,17 @@ class GearModel(EventDispatcher):  # type: ignore[misc]
             self.message = self.camera_steps()
             return
         self.photo_busy = True
-        self.message = "Setting up the camera..."
+        self.message = tr._("Setting up the camera...")
         board = self.gear.board if self.gear is not None else "symmetric"
 
         def done(setup: photos.CameraSetup) -> None:
             self.photo_busy = False
             self.camera_ready = True
-            self.message = f"Camera set up for the {board} board: " + "; ".join(setup.lines)
+            self.message = tr.f("Camera set up for the {board} board: {details}", board=board,
+                                details="; ".join(setup.lines))
 
         def failed(error: BaseException) -> None:
             self.photo_busy = False
-            self.message = f"The camera is not set up: {error}\n" + self.camera_steps()
+            self.message = tr.f("The camera is not set up: {reason}", reason=str(error)) + "\n" + self.camera_steps()
 
         self._worker.submit(lambda: photos.set_up_camera(source, board, self.pack), done, failed)
