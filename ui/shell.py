@@ -24,7 +24,7 @@ from kivy.uix.screenmanager import NoTransition, ScreenManager
 
 from ui import settings as settings_store
 from ui import widgets  # noqa: F401 - registers the shared widgets with the kv Factory
-from ui.app import LAUNCHED_AT, AppOptions
+from ui.options import LAUNCHED_AT, AppOptions
 from ui.screens import SCREENS, screen_class
 from ui.sounds import SoundBoard
 from ui.theme import Theme
