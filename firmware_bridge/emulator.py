@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from firmware_bridge.faults import FaultInjector, FaultSpec
+from firmware_bridge.firmware import protocol
 from firmware_bridge.standins import Board, FirmwareStopped, NeoPixel, RealClock, firmware_files, load_firmware
 
 RGB = tuple[int, int, int]
@@ -58,6 +59,8 @@ def _dice_line(verb: str, tokens: list[str]) -> str:
     """The dice reader's line for ``tokens`` (hardware_docs/protocol.md §9), checked so the reader takes it."""
     if not tokens:
         raise EmulatorError(f"{verb} needs at least one die, e.g. {verb} W1 M0b")
+    if len(tokens) > protocol.MAX_DICE:
+        raise EmulatorError(f"{verb}: {len(tokens)} dice do not fit one DICE event; at most {protocol.MAX_DICE}")
     for token in tokens:
         match = _DICE_TOKEN.fullmatch(token)
         if match is None or int(match.group(1)) > 127:
@@ -196,6 +199,9 @@ class Emulator:
         pin.drive(0)
         time.sleep(hold_s)
         pin.drive(1)
+        # A finger is off the switch for longer than the debounce time before it can press again: without
+        # this wait, a second press right after this one would merge with it into one BUTTON event.
+        time.sleep(int(self._config().get("button_debounce_ms", 30)) / 1000 + 0.02)
 
     def shake_tray(self, roll_s: float = 0.3, dice: str | None = None) -> None:
         """Rattle the tray switch for ``roll_s``; optionally have the dice reader report ``dice`` ('W1 M2b')."""

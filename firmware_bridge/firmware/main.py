@@ -129,7 +129,8 @@ class Tray:
 
 
 def parse_dice_line(line):
-    """'W1 M2b T0' -> [(kind, hits, broken)]; None for a line that is not a dice reading."""
+    """'W1 M2b T0' -> [(kind, hits, broken)]; None for a line that is not a dice reading, or one that
+    does not fit one DICE event (more than MAX_DICE dice, hits over 127)."""
     out = []
     for token in line.split():
         kind = DICE_LETTERS.get(token[:1].upper())
@@ -137,9 +138,11 @@ def parse_dice_line(line):
         broken = rest.endswith("b")
         if broken:
             rest = rest[:-1]
-        if kind is None or not rest.isdigit():
+        if kind is None or not rest.isdigit() or int(rest) > 127:
             return None
         out.append((kind, int(rest), broken))
+    if len(out) > P.MAX_DICE:
+        return None
     return out or None
 
 

@@ -70,6 +70,7 @@ DIE_KINDS = ("wood", "metal", "tooth", "magic")
 FACE_BROKEN = 0x80
 
 MAX_PAYLOAD = 250
+MAX_DICE = MAX_PAYLOAD // 2  # one DICE event: (kind, face) per die
 # type + seq + len + payload + crc, COBS adds at most one byte per 254 plus one.
 MAX_BODY = 3 + MAX_PAYLOAD + 2
 MAX_ENCODED = MAX_BODY + MAX_BODY // 254 + 1

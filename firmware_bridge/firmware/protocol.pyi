@@ -42,6 +42,7 @@ TRAY_ROLLING: int
 DIE_KINDS: tuple[str, ...]
 FACE_BROKEN: int
 MAX_PAYLOAD: int
+MAX_DICE: int
 MAX_BODY: int
 MAX_ENCODED: int
 MAX_LEDS_PER_FRAME: int

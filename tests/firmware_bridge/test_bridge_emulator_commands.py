@@ -87,6 +87,26 @@ def test_bridge_emulator_commands_trigger_button_tray_and_dice_events(table: Any
     assert wait_for(lambda: host.events()[5:] == still, 3), host.events()
 
 
+def test_bridge_emulator_two_presses_in_a_row_are_two_button_events(table: Any) -> None:
+    """emulator.md §2: each `press` is one BUTTON event, also when the commands come back to back (the
+    second press no longer falls inside the first one's release debounce)."""
+    emulator, host = table
+    for _ in range(3):
+        emulator.command("press end_turn")
+    assert wait_for(lambda: host.events() == [(P.BUTTON, bytes((P.BUTTON_END_TURN,)))] * 3, 3), host.events()
+
+
+def test_bridge_firmware_drops_a_dice_line_that_does_not_fit_one_event() -> None:
+    """protocol.md §2 (payload at most 250 bytes) and §9: a reader line of 126 dice, or hits over 127, is
+    not a dice reading; the device must not build a frame it cannot send (it used to stop for good)."""
+    from firmware_bridge.standins import Board, load_firmware
+
+    parse_dice_line = load_firmware(Board())["parse_dice_line"]
+    assert parse_dice_line(" ".join(["W1"] * 125)) is not None
+    assert parse_dice_line(" ".join(["W1"] * 126)) is None
+    assert parse_dice_line("W128") is None and parse_dice_line("G127b") == [(3, 127, True)]
+
+
 def test_bridge_emulator_leds_command_reads_back_exact_colours(table: Any) -> None:
     emulator, host = table
     state = ledspec.parse("all=010203 5=fe00ff bar=2:ff8c00:101010 player=0040ff", LEDMAP)
@@ -109,6 +129,7 @@ def test_bridge_emulator_leds_command_reads_back_exact_colours(table: Any) -> No
     ("dice W1 X2", "'X2' is not a die"),
     ("dice W200", "'W200' is not a die"),
     ("leds now", "takes no arguments"),
+    ("dice " + " ".join(["W1"] * 126), "126 dice do not fit one DICE event; at most 125"),
 ])
 def test_bridge_emulator_command_errors_are_one_sentence(line: str, words: str) -> None:
     emulator = Emulator()

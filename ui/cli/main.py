@@ -7,6 +7,7 @@ import importlib
 import pkgutil
 import sys
 from collections.abc import Callable, Sequence
+from typing import NoReturn
 
 import ui.cli as cli_package
 from ui.cli import CliError
@@ -14,8 +15,16 @@ from ui.cli import CliError
 Handler = Callable[[argparse.Namespace], int]
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """argparse that reports a bad option in one sentence (not the usage block), exit status 2; every
+    subcommand's parser is one too (argparse makes sub-parsers of the parent's class)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (`{self.prog} --help` lists the options)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="fujikoro",
         description="Table companion for Fuji Koro. With no subcommand it starts the tablet app.",
     )
