@@ -1788,6 +1788,14 @@ class FujiKoro:
                         "dragons move onto samurai at the start of a round, before the start player's actions "
                         "(EN p.15, Appendix B scenario 2)"
                     )
+                attacker = command.get("dragon")
+                if mode is FightMode.COOP and isinstance(attacker, str) and attacker != "monk":
+                    status = state.dragon(attacker)
+                    if status in (DragonStatus.SLEEPING, DragonStatus.AWAKE):
+                        raise CommandError(
+                            f"{attacker} still has its Status Token ({status.value}): only a dragon without one "
+                            "moves at the start of a round (EN p.15)"
+                        )
             else:
                 if state.current not in indices:
                     raise CommandError(

@@ -234,6 +234,37 @@ def test_a_dragon_attack_only_comes_at_the_start_of_a_round_p15() -> None:
     )
 
 
+def test_only_a_dragon_without_its_status_token_attacks_p15() -> None:
+    """EN p.15: at a round's start the Awake tokens are removed and the Sleeping ones flipped; "each Dragon
+    that does not have a Status Token next to it then moves"."""
+    s = game(("A", "B"), mode="coop")
+    act(s, "explore")
+    s.do({"type": "dragon_revealed", "dragon": "green_1"})  # Sleeping token next to it
+    act(s, "move")
+    s.do({"type": "end_turn"})
+    play_turn(s)
+    attack = {"type": "fight_start", "dragon": "green_1", "dragon_attacks": True,
+              "samurai": [{"player": "A", "gear": STRONG}]}
+    assert s.state.dragon("green_1").value == "awake"  # round 2: flipped, still next to it
+    refused(s, attack, "Status Token", "EN p.15")
+    play_turn(s)
+    play_turn(s)  # round 3: the Awake token is removed, the dragon moves
+    assert s.state.dragon("green_1").value == "moving"
+    s.do(attack)
+
+
+def test_tomoe_starts_with_three_action_discs_her_monk_among_them_appendix_a() -> None:
+    """EN Appendix A: 'She starts with 2 regular Action Discs and 1 Monk as an Action Disc. She can add an
+    additional Monk to have a total of 4 Action Discs.'"""
+    s = game([{"name": "A", "board": "yoshihiro"}, {"name": "B", "board": "tomoe"}])
+    play_turn(s)
+    act(s, "move", "move")
+    s.do({"type": "end_turn"})
+    play_turn(s)
+    act(s, "move")  # Tomoe's third disc
+    assert s.state_json()["players"][1]["action_discs"] == {"used": 3, "total": 3}
+
+
 # ---- 4. Unconscious samurai (EN p.11, p.12) -------------------------------------------------------
 
 
