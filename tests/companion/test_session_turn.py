@@ -137,7 +137,9 @@ def test_a_characters_disc_count_comes_from_the_data_pack_appendix_a() -> None:
     s.do({"type": "end_turn"})
     act(s, "move", "move")  # Yoshihiro: 4 discs
     s.do({"type": "end_turn"})
-    refused(s, {"type": "action", "action": "move"}, "all 2 Action Discs")  # Tomoe: 2 regular discs
+    # Tomoe: "2 regular Action Discs and 1 Monk as an Action Disc" (EN Appendix A): a third Move, not a fourth
+    act(s, "move")
+    refused(s, {"type": "action", "action": "move"}, "all 3 Action Discs")
 
 
 # ---- 3. Combat ends the turn unless first action and survived (EN p.11, p.12) ---------------------
@@ -251,18 +253,6 @@ def test_only_a_dragon_without_its_status_token_attacks_p15() -> None:
     play_turn(s)  # round 3: the Awake token is removed, the dragon moves
     assert s.state.dragon("green_1").value == "moving"
     s.do(attack)
-
-
-def test_tomoe_starts_with_three_action_discs_her_monk_among_them_appendix_a() -> None:
-    """EN Appendix A: 'She starts with 2 regular Action Discs and 1 Monk as an Action Disc. She can add an
-    additional Monk to have a total of 4 Action Discs.'"""
-    s = game([{"name": "A", "board": "yoshihiro"}, {"name": "B", "board": "tomoe"}])
-    play_turn(s)
-    act(s, "move", "move")
-    s.do({"type": "end_turn"})
-    play_turn(s)
-    act(s, "move")  # Tomoe's third disc
-    assert s.state_json()["players"][1]["action_discs"] == {"used": 3, "total": 3}
 
 
 # ---- 4. Unconscious samurai (EN p.11, p.12) -------------------------------------------------------
