@@ -1464,6 +1464,35 @@ class FujiKoro:
             state = _with(state, players=_set(state.players, indices[i], _with(p, trophies=(*p.trophies, dragon_id))))
         return state
 
+    def _record_dragon_defeated(
+        self, state: State, command: Command, events: list[tuple[str, Mapping[str, Any]]]
+    ) -> State:
+        """A dragon fight played at the table without the fight screen, told by its result: the same turn
+        rules as a fight the app runs (rules version 2). The player whose turn it is started it with a Move
+        (EN p.10) and the others joined; nobody unconscious (EN p.11, p.12); a dragon on the board (EN p.5);
+        a fight that was not the first action ends the turn (EN p.11)."""
+        if state.setup.rules < 2:
+            return self._dragon_defeated(state, command, events)
+        dragon_id = str(command.get("dragon"))
+        if state.dragon(dragon_id) is DragonStatus.HIDDEN:
+            raise CommandError(f"{dragon_id} has not been revealed: a dragon is fought once an Explore turned it up "
+                               "(EN p.5)")
+        names = command.get("players")
+        if isinstance(names, list):
+            for name in names:
+                self._check_can_fight(state, self._player(state, {"player": name}), "join a fight")
+            active = state.players[state.current].name
+            if active not in names:
+                raise CommandError(f"a dragon fight is started by the player whose turn it is ({active}) with a Move, "
+                                   "and the others join it (EN p.10)")
+        state, first = self._fight_move(state, command)
+        state = self._dragon_defeated(state, command, events)
+        if not first:
+            active = state.players[state.current].name
+            state = _with(state, turn_over=f"{active}'s fight was not their first action, which ends their turn "
+                                           "(EN p.11)")
+        return state
+
     def _dragon_health(self, state: State, command: Command, events: list[tuple[str, Mapping[str, Any]]]) -> State:
         """The dragon health track during a fight (EN p.11): set it, and the table display follows."""
         dragon_id = str(command.get("dragon"))
@@ -2792,7 +2821,7 @@ COMMANDS: dict[str, CommandSpec] = {
                             f"End {s.players[s.current].name}'s turn (round {s.round})", blocked_in_fight=True),
     "dragon_revealed": CommandSpec(FujiKoro._dragon_revealed, lambda g, s, c, who:
                                    f"Dragon {c.get('dragon')} revealed"),
-    "dragon_defeated": CommandSpec(FujiKoro._dragon_defeated, _say_dragon_defeated, blocked_in_fight=True),
+    "dragon_defeated": CommandSpec(FujiKoro._record_dragon_defeated, _say_dragon_defeated, blocked_in_fight=True),
     "dragon_health": CommandSpec(FujiKoro._dragon_health, lambda g, s, c, who:
                                  f"{c.get('dragon')} health {c.get('health', 'full')}", blocked_in_fight=True),
     "roll": CommandSpec(FujiKoro._roll, _say_roll),

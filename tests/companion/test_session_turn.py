@@ -255,6 +255,24 @@ def test_only_a_dragon_without_its_status_token_attacks_p15() -> None:
     s.do(attack)
 
 
+def test_a_fight_told_by_its_result_follows_the_same_turn_rules_p5_p10_p11() -> None:
+    """dragon_defeated records a fight played without the fight screen: it comes with the active player's
+    Move (EN p.10), it is the third action if two were taken (EN p.4), a hidden dragon is not fought (EN p.5),
+    an unconscious samurai takes no part (EN p.11), a fight as the second action ends the turn (EN p.11)."""
+    s = game(("A", "B", "C"))
+    defeated = {"type": "dragon_defeated", "dragon": "blue_1", "players": ["A"]}
+    refused(s, defeated, "has not been revealed", "EN p.5")
+    act(s, "explore")
+    s.do({"type": "dragon_revealed", "dragon": "blue_1"})
+    refused(s, {**defeated, "players": ["B"]}, "started by the player whose turn it is (A)", "EN p.10")
+    s.do(defeated)  # A's Move onto the dragon, the fight, won: the second action
+    assert s.state.actions == ("explore", "move") and s.state.turn_over is not None
+    refused(s, {"type": "action", "action": "gather"}, "not their first action", "EN p.11")
+    s.do({"type": "end_turn"})
+    act(s, "move", "gather")
+    refused(s, {"type": "dragon_defeated", "dragon": "blue_1", "players": ["B"]}, "EN p.4")
+
+
 # ---- 4. Unconscious samurai (EN p.11, p.12) -------------------------------------------------------
 
 
