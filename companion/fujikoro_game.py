@@ -1104,12 +1104,15 @@ class FujiKoro:
         Each action brings one of each at most; returns the state with the bonus marked and the action index.
         """
         p = state.players[index]
-        what = "a Sacred Scroll's VP" if kind == "scroll" else "the weapon card's VP"
+        what = {"scroll": "a Sacred Scroll's VP", "explore": "an Explore's VP"}.get(kind, "the weapon card's VP")
         self._check_may_act(state, index, what)
         used = {i for k, i in state.bonuses if k == kind}
         if kind == "scroll":
             wanted: set[str] = {Action.GATHER.value}
             rule = "a Sacred Scroll is picked up with a Gather action, one per Gather (EN p.6)"
+        elif kind == "explore":
+            wanted = {Action.EXPLORE.value}
+            rule = "a Level II or III tile gives its VP when it is explored, once per Explore (EN p.5)"
         else:
             linked = command.get("action") or p.card_action
             if linked is not None and linked not in (Action.MOVE.value, Action.EXPLORE.value, Action.GATHER.value):
@@ -1221,10 +1224,8 @@ class FujiKoro:
             category = Category.CORRECTION
         if category is Category.CORRECTION and not reason_text:
             raise CommandError("a VP correction needs a reason, so the table can see why the score changed")
-        if state.setup.rules >= 2 and points > 0 and category in (Category.SCROLLS, Category.GEAR_CARD):
-            state, _ = self._action_bonus(
-                state, index, "scroll" if category is Category.SCROLLS else "gear_card", command
-            )
+        if state.setup.rules >= 2 and points > 0 and category in _ACTION_VP:
+            state, _ = self._action_bonus(state, index, _ACTION_VP[category], command)
         return self._add_vp(state, index, points, category, events, reason=reason_text or None)
 
     def _action(self, state: State, command: Command, events: list[tuple[str, Mapping[str, Any]]]) -> State:
@@ -1259,6 +1260,8 @@ class FujiKoro:
             if _scores_vp(state.setup) and level in (2, 3):
                 category = Category.EXPLORE_2 if level == 2 else Category.EXPLORE_3
                 state = self._add_vp(state, index, self.pack.scoring[category.value], category, events)
+                if state.setup.rules >= 2:  # this Explore's VP is scored: not again by a VP tap
+                    state = _with(state, bonuses=(*state.bonuses, ("explore", len(state.actions) - 1)))
         events.append(
             (
                 "action",
@@ -2712,6 +2715,15 @@ def _set_dragon(
     dragons: tuple[tuple[str, DragonStatus], ...], dragon: str, status: DragonStatus
 ) -> tuple[tuple[str, DragonStatus], ...]:
     return tuple((d, status if d == dragon else s) for d, s in dragons)
+
+
+#: VP that come with one's own action (rules version 2): the action bonus each category needs.
+_ACTION_VP = {
+    Category.SCROLLS: "scroll",
+    Category.GEAR_CARD: "gear_card",
+    Category.EXPLORE_2: "explore",
+    Category.EXPLORE_3: "explore",
+}
 
 
 def _roman(level: object) -> str:

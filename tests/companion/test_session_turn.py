@@ -273,6 +273,20 @@ def test_a_fight_told_by_its_result_follows_the_same_turn_rules_p5_p10_p11() -> 
     refused(s, {"type": "dragon_defeated", "dragon": "blue_1", "players": ["B"]}, "EN p.4")
 
 
+def test_an_explores_vp_comes_with_ones_own_explore_once_p5() -> None:
+    """EN p.5: "Immediately earn 1 VP if you Explore a Level II Tile or 2 VP if you Explore a Level III Tile"."""
+    s = game(("A", "B"))
+    tap = {"type": "vp", "player": "A", "points": 1, "category": "explore_level_2"}
+    refused(s, tap, "no action this turn to score an Explore's VP", "EN p.5")
+    refused(s, {**tap, "player": "B"}, "EN p.")  # not B's turn
+    act(s, "explore")  # the table explored without telling the level
+    s.do(tap)
+    refused(s, tap, "once per Explore")
+    s.do({"type": "action", "action": "explore", "level": 3})  # scored with the action itself
+    refused(s, {**tap, "points": 2, "category": "explore_level_3"}, "once per Explore")
+    assert s.state_json()["scores"]["A"] == 3
+
+
 # ---- 4. Unconscious samurai (EN p.11, p.12) -------------------------------------------------------
 
 
