@@ -274,7 +274,7 @@ def start_samurai_fight(attacker: Combatant, defender: Combatant, pack: DataPack
         raise CombatError("in the peaceful variant samurai do not fight each other")
     _unique_names([attacker, defender])
     if attacker.heroic_monk is not None or defender.heroic_monk is not None:
-        raise CombatError("heroic monks can never be used in samurai combat")
+        raise CombatError("heroic monks distract dragons, so they can never be used in samurai combat (EN p.10, p.12)")
     a, d = _enter(attacker, pack), _enter(defender, pack)
     ia = inspect(a.gear, pack).initiative
     idf = inspect(d.gear, pack).initiative
@@ -295,7 +295,7 @@ def _check_monk(s: Combatant, dragon: DragonStats) -> None:
     if s.heroic_monk is None:
         return
     if dragon.legendary:
-        raise CombatError("a heroic monk cannot be sent against the Legendary Dragon")
+        raise CombatError("a heroic monk is sent only against a non-Legendary Dragon (EN p.10)")
     if s.heroic_monk not in (*RESOURCE_DIE, "none"):
         raise CombatError(f"{s.name}'s heroic monk can throw wood, metal or tooth, or shout (none), "
                           f"not {s.heroic_monk!r}")

@@ -637,8 +637,8 @@ class FujiKoro:
             raise CommandError('the game is still being set up; send {"type": "start"} first')
         if spec.blocked_in_fight and state.combat is not None and state.combat.is_active:
             raise CommandError(
-                f"a fight is being played: finish it with fight_roll (or fight_retreat), or fight_cancel it, "
-                f"before {kind}"
+                f"a fight is being played (EN p.10-12): finish it with fight_roll (or fight_retreat), or "
+                f"fight_cancel it, before {kind}"
             )
         events: list[tuple[str, Mapping[str, Any]]] = []
         new = spec.apply(self, state, command, events)
@@ -657,7 +657,7 @@ class FujiKoro:
                 events = self.apply(state, command).events
             except (CommandError, CombatError):
                 return base
-        consequences = _consequences(tuple(events))
+        consequences = _consequences(tuple(events), own_vp=command.get("type") in _SCORES_ITSELF)
         return f"{base} (with it: {'; '.join(consequences)})" if consequences else base
 
     def _describe_command(self, state: State, command: Command) -> str:
@@ -1573,7 +1573,8 @@ class FujiKoro:
         if state.setup.scenario == 5:
             alive = [d for d, s in state.dragons if s not in (DragonStatus.HIDDEN, DragonStatus.DEFEATED)]
             if alive:
-                raise CommandError(f"in scenario 5 no one escapes while a visible dragon lives ({', '.join(alive)})")
+                raise CommandError(f"in scenario 5 no one escapes while a visible dragon lives ({', '.join(alive)}) "
+                                   "(EN Appendix B scenario 5)")
         raw = command.get("tokens", {})
         if not isinstance(raw, dict) or set(raw) - set(TOKEN_KINDS):
             raise CommandError(f"escape tokens are a mapping of {', '.join(TOKEN_KINDS)} to counts")
@@ -2198,6 +2199,8 @@ class FujiKoro:
                 a, d = command.get("attacker"), command.get("defender")
                 a_name = a.get("player") if isinstance(a, dict) else a
                 d_name = d.get("player") if isinstance(d, dict) else d
+                if d_name is None and isinstance(d, dict) and "hostile" in d:
+                    d_name = f"hostile Samurai {d['hostile']}"
                 return f"{a_name} attacks {d_name} (samurai combat)"
             if kind == "fight_roll" and combat is not None:
                 return describe_fight_roll(combat.fight, fight_roll_spec(combat.fight, command, self.pack))
@@ -2681,10 +2684,20 @@ def _cube_counts(cubes: Mapping[tuple[int, int], Any], cells: tuple[tuple[int, i
 # ------------------------------------------------------------------------------------------------
 
 
-def _consequences(events: tuple[tuple[str, Mapping[str, Any]], ...]) -> list[str]:
+#: Commands whose own line already says the VP they give.
+_SCORES_ITSELF = frozenset({"vp", "scroll", "gear_card_vp", "explore"})
+
+
+def _consequences(events: tuple[tuple[str, Mapping[str, Any]], ...], *, own_vp: bool = False) -> list[str]:
     """What a command set off beyond itself, as the table would say it (EN p.13-15): undo takes it back too."""
     out: list[str] = []
     for kind, payload in events:
+        if kind == Kind.VP_CHANGED and not own_vp:
+            points = int(payload.get("points", 0))
+            out.append(f"{payload.get('player')} {points:+d} VP")
+            continue
+        if kind == "fight_ended":
+            out += [f"{name} is knocked out" for name in payload.get("knocked_out") or []]
         if kind == Kind.FINAL_CHAPTER:
             out.append("the Lava Phase begins" if payload.get("phase") == "lava" else "the final chapter begins")
         elif kind == Kind.COUNTDOWN_ADVANCED:

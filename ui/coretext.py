@@ -201,6 +201,8 @@ TEMPLATES: tuple[str, ...] = (
     N_("red_{n}"),
     # The most general shapes last: they would swallow the ones above.
     N_("{name} {points} VP ({reason})"),
+    N_("{name} {points} VP"),
+    N_("{name} is knocked out"),
     N_("{names} defeats {dragon}"),
     N_("{names} defeat {dragon}"),
     N_("{name} rolls {dice}"),

@@ -71,7 +71,7 @@ def test_combat_example_2_through_session_commands_ends_with_7_vp_each() -> None
         "Mitsuhide rolls 8 dice: 1, 0, 0, 0, 0, 1, 1, 0★ = 3 hits",
         "Dragon rolls 3 dice: 3, 3, 0★ = 6 hits",
         "Takeko rolls 8 dice: 0★, 0★, 1, 0★, 2, 2, 2, 1 = 8 hits",
-        "Mitsuhide rolls 2 dice: 2, 2 = 4 hits (with it: green_1 is defeated)",  # undo names it
+        "Mitsuhide rolls 2 dice: 2, 2 = 4 hits (with it: green_1 is defeated; Takeko +7 VP; Mitsuhide +7 VP)",
     ]
     assert healths == [[], [9], [], [1], [0]]  # an event after every change of the health, none otherwise
 
@@ -301,7 +301,7 @@ def test_samurai_combat_surrender_and_steal_a_scroll() -> None:
     ended = [e.payload for e in applied.events if e.kind == "fight_ended"]
     assert ended[0]["winner"] == "D" and ended[0]["loser_turn_ends"] is True
     applied = s.do({"type": "fight_steal", "item": "scroll"})
-    assert applied.record.description == "D steals a scroll from A"
+    assert applied.record.description == "D steals a scroll from A (with it: D +3 VP)"  # undo names the VP
     assert s.state_json()["scores"] == {"A": 0, "D": PACK.scoring["scroll"]}
     with pytest.raises(CommandError, match="one item per combat"):
         s.do({"type": "fight_steal", "item": "monk"})

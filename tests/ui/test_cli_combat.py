@@ -123,7 +123,7 @@ def test_recorded_into_a_game_with_db(tmp_path: Path) -> None:
         "Mitsuhide rolls 8 dice: 0★, 0, 0, 1, 1, 1, 0, 0 = 3 hits",
         "Dragon rolls 3 dice: 3, 3, 0★ = 6 hits",
         "Takeko rolls 8 dice: 0★, 0★, 1, 0★, 2, 2, 2, 1 = 8 hits",
-        "Mitsuhide rolls 2 dice: 2, 2 = 4 hits (with it: green_1 is defeated)",  # undo names the defeat too
+        "Mitsuhide rolls 2 dice: 2, 2 = 4 hits (with it: green_1 is defeated; Takeko +7 VP; Mitsuhide +7 VP)",
     ]
 
 
