@@ -235,6 +235,7 @@ class PlayerState:
     discs_used: int = 0  # Action Discs on the Action Fields (EN p.4); Rest returns them
     disc_monk: bool = False  # a Monk in the Action Disc pool: one more disc (EN p.6)
     unconscious: bool = False  # knocked out; wakes at the start of their next turn (EN p.11, p.12)
+    on_rope: bool = False  # scenario 1: on the Rope Tile, leaves the Volcano at the start of their next turn
     card_action: str | None = None  # the action the weapon card's 1 VP bonus is linked to (EN p.8)
 
 
@@ -879,6 +880,12 @@ class FujiKoro:
 
     def _final_scoring(self, state: State, events: list[tuple[str, Mapping[str, Any]]]) -> State:
         tracks = self._tracks
+        # Scenario 1: who still stands on the Rope Tile has not left the Volcano (EN Appendix B scenario 1).
+        stayed = [i for i, p in enumerate(state.players) if p.on_rope]
+        for i in stayed:
+            p = state.players[i]
+            state = _with(state, players=_set(state.players, i, _with(p, escaped=None, escape_order=None,
+                                                                       on_rope=False)))
         for i, p in enumerate(state.players):
             if p.escaped is Exit.ROPE:  # EN p.13: only who reached the big Palace scores leftover tokens
                 points = 0
@@ -1319,6 +1326,10 @@ class FujiKoro:
             # EN p.11, p.12: the samurai wakes up at the beginning of their next turn.
             state = _with(state, players=_set(state.players, nxt, _with(state.players[nxt], unconscious=False)))
             events.append(("woke_up", {"player": state.players[nxt].name}))
+        if state.players[nxt].on_rope:
+            # EN Appendix B scenario 1: who ended their turn on the Rope Tile leaves the Volcano now.
+            state = _with(state, players=_set(state.players, nxt, _with(state.players[nxt], on_rope=False)))
+            events.append(("left_the_volcano", {"player": state.players[nxt].name}))
         if new_round:
             state = self._begin_round(state, events)
             if state.phase is Phase.ENDED:
@@ -1590,7 +1601,11 @@ class FujiKoro:
             counts[kind] = value
         order = state.escapes + 1
         magical = p.magical | {g for g in GEAR if counts[g]}
-        player = _with(p, escaped=via, escape_order=p.escape_order or order, tokens=Tokens(**counts), magical=magical)
+        # Scenario 1 (rules 2): the samurai ends the turn on the Rope Tile and leaves at the start of their
+        # next turn (EN Appendix B scenario 1): no Shogun bonus before then, no escape if the game ends first.
+        on_rope = state.setup.rules >= 2 and state.setup.scenario == 1 and via is Exit.ROPE
+        player = _with(p, escaped=via, escape_order=p.escape_order or order, tokens=Tokens(**counts),
+                       magical=magical, on_rope=on_rope)
         state = _with(state, players=_set(state.players, index, player), escapes=order)
         events.append(("escaped", {"player": p.name, "via": via.value, "order": order}))
         return state
@@ -1624,6 +1639,9 @@ class FujiKoro:
         p = state.players[index]
         if p.escaped is None:
             raise CommandError(f"{p.name} must escape the volcano before claiming Shogun bonuses (EN p.13)")
+        if p.on_rope:
+            raise CommandError(f"{p.name} is on the Rope Tile and leaves the Volcano at the start of their next turn, "
+                               "then claims Shogun bonuses (EN Appendix B scenario 1)")
         if p.claimed_turn == state.turn:
             raise CommandError("an escaped samurai claims one Shogun bonus per turn (EN p.13)")
         kind = str(command.get("track"))
@@ -2288,6 +2306,7 @@ class FujiKoro:
                     "teeth": p.teeth,
                     "escaped": p.escaped.value if p.escaped else None,
                     "escape_order": p.escape_order,
+                    "on_rope": p.on_rope,
                     "tokens": p.tokens.to_json(),
                     "bonus_claimed_this_turn": p.claimed_turn == state.turn,
                     "lives": p.lives if setup.mode is Mode.COOP else None,

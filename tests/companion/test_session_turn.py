@@ -287,6 +287,29 @@ def test_an_explores_vp_comes_with_ones_own_explore_once_p5() -> None:
     assert s.state_json()["scores"]["A"] == 3
 
 
+def test_scenario_1_a_samurai_leaves_the_volcano_at_the_start_of_their_next_turn_appendix_b() -> None:
+    """EN Appendix B scenario 1: "To escape from the Volcano, a Samurai needs to end their turn on the Rope
+    Tile and will only leave the Volcano at the beginning of their next turn"."""
+    s = game(("A", "B"), scenario=1)
+    s.do({"type": "vp", "player": "A", "points": 19, "reason": "house rule: a quick start"})
+    s.do({"type": "action", "action": "explore", "level": 2})  # 20 VP: the final chapter (scenario 1)
+    act(s, "rest")
+    s.do({"type": "end_turn"})
+    while not s.state.countdown.rope:
+        play_turn(s)
+    who = s.state.players[s.state.current].name
+    act(s, "move", "rest")
+    s.do({"type": "escape", "via": "rope", "tokens": {"monks": 1}})
+    assert s.state_json()["players"][s.state.current]["on_rope"] is True
+    refused(s, {"type": "shogun_bonus", "track": "monks"}, "Rope Tile", "EN Appendix B scenario 1")
+    s.do({"type": "end_turn"})
+    assert s.state.phase.value == "final"
+    while s.state.players[s.state.current].name != who:
+        play_turn(s)
+    assert s.state_json()["players"][s.state.current]["on_rope"] is False
+    s.do({"type": "shogun_bonus", "track": "monks"})  # left the Volcano: the bonus now
+
+
 # ---- 4. Unconscious samurai (EN p.11, p.12) -------------------------------------------------------
 
 
