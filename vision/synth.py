@@ -678,15 +678,7 @@ def render_dice(dice: Sequence[tuple[str, str]], *, seed: int, cocked: Sequence[
         boxes.append(Box(x, y, die_mm, rng.uniform(0, math.pi / 2), lab_albedo(DIE_LAB[kind], rng, 1.5),
                          tilt=tilt, marks=face_marks(hits, broken)))
         truth.append({"kind": kind, "face": face, "cocked": i in cocked, "at_mm": [round(x, 1), round(y, 1)]})
-    lights, ambient = _lights(rng, cond, (tray[0] / 2, tray[1] / 2))
-    irr_low, vis_maps, low = _irradiance(canvas, lights, ambient, boxes, None, rng)
-    exposure = _camera_exposure(rng, lights, ambient, np.array([tray[0] / 2, tray[1] / 2, 0.0]))
-    tex *= cv2.resize(irr_low, (canvas.w, canvas.h))
-    tex *= exposure
-    img = cv2.warpPerspective(tex, cam.plane_homography() @ canvas.world_from_px(), (w, h),
-                              flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    _draw_boxes(img, cam, boxes, lights, ambient, vis_maps, low, exposure)
-    final, info = _finish(rng, img, cond, cam, None, blur_scale=w / 4000)
+    final, info = _photograph(rng, cond, cam, canvas, tex, boxes, tray)
     return Rendered(final, {"dice": truth, "render": {"seed": seed, **info}})
 
 
@@ -695,24 +687,54 @@ TRAY_LAB = {"red": (44.0, 62.0, 45.0), "yellow": (83.0, 2.0, 80.0), "blue": (37.
             "purple": (35.0, 38.0, -33.0), "white": (93.0, 0.0, 3.0), "green": (53.0, -44.0, 40.0)}
 
 
+#: A flat scene's photo (a tray, dice on a board): one shot from above, no glare or clutter.
+_FLAT_SCENE = Conditions(size=(2000, 1500), tilt_deg=(0.0, 10.0), board_fraction=(0.6, 0.85),
+                         occluder_shadow=0.0, glare=0.0, clutter=0)
+
+
+def _flat_scene(rng: np.random.Generator, cond: Conditions, name: str, area: tuple[float, float],
+                albedo: Any, noise: float) -> tuple[Any, _Canvas, np.ndarray]:
+    """The camera, canvas and surface of a flat area with the tray sticker (random draws in a fixed order:
+    camera, surface colour, texture, sticker)."""
+    from vision.template import Markers
+
+    fake = Template(name, "symmetric", area, Markers("DICT_4X4_50", DICE_TRAY_MARKER_MM, (0, 1, 2, 3),
+                    ((0, 0), (0, 0), (0, 0), (0, 0))), {})
+    cam = _pick_camera(rng, fake, cond)
+    canvas = _Canvas(-10, -10, area[0] + 10, area[1] + 10, 4.0)
+    tex = np.empty((canvas.h, canvas.w, 3), np.float32)
+    tex[:] = albedo()
+    tex *= (1 + noise * _noise_field(rng, (canvas.h, canvas.w), 12))[..., None]
+    _paste_sticker(tex, canvas, StickerSpec(DICE_TRAY_MARKER_ID, DICE_TRAY_MARKER_MM, "DICT_4X4_50", ""),
+                   (20.0, 20.0), math.radians(rng.normal(0, 3)))
+    return cam, canvas, tex
+
+
+def _photograph(rng: np.random.Generator, cond: Conditions, cam: Any, canvas: _Canvas, tex: np.ndarray,
+                boxes: list[Box], area: tuple[float, float]) -> tuple[np.ndarray, dict[str, Any]]:
+    """Light a flat scene and its boxes, and take the photo."""
+    w, h = cond.size
+    lights, ambient = _lights(rng, cond, (area[0] / 2, area[1] / 2))
+    irr_low, vis_maps, low = _irradiance(canvas, lights, ambient, boxes, None, rng)
+    exposure = _camera_exposure(rng, lights, ambient, np.array([area[0] / 2, area[1] / 2, 0.0]))
+    tex *= cv2.resize(irr_low, (canvas.w, canvas.h))
+    tex *= exposure
+    img = cv2.warpPerspective(tex, cam.plane_homography() @ canvas.world_from_px(), (w, h),
+                              flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    _draw_boxes(img, cam, boxes, lights, ambient, vis_maps, low, exposure)
+    final, info = _finish(rng, img, cond, cam, None, blur_scale=w / 4000)
+    return final, info
+
+
 def render_tray(*, seed: int, conditions: Conditions | None = None, cube_mm: float = 10.0) -> Rendered:
     """A photo of plain cubes in a tray (random counts per colour, some touching, some stacked), with the
     tray's sticker; labels: ``counts`` per colour (stacked ones included) and ``stacked``."""
-    cond = conditions or Conditions(size=(2000, 1500), tilt_deg=(0.0, 10.0), board_fraction=(0.6, 0.85),
-                                    occluder_shadow=0.0, glare=0.0, clutter=0)
+    cond = conditions or _FLAT_SCENE
     rng = np.random.default_rng(seed)
     tray = (200.0, 140.0)
-    from vision.template import Markers
-    fake = Template("tray", "symmetric", tray, Markers("DICT_4X4_50", DICE_TRAY_MARKER_MM, (0, 1, 2, 3),
-                    ((0, 0), (0, 0), (0, 0), (0, 0))), {})
-    cam = _pick_camera(rng, fake, cond)
-    w, h = cond.size
-    canvas = _Canvas(-10, -10, tray[0] + 10, tray[1] + 10, 4.0)
-    tex = np.empty((canvas.h, canvas.w, 3), np.float32)
-    tex[:] = lab_albedo([(22, 2, -14), (25, -10, 2), (18, 6, 4)][int(rng.integers(0, 3))], rng, 2.0)
-    tex *= (1 + 0.05 * _noise_field(rng, (canvas.h, canvas.w), 12))[..., None]
-    _paste_sticker(tex, canvas, StickerSpec(DICE_TRAY_MARKER_ID, DICE_TRAY_MARKER_MM, "DICT_4X4_50", ""),
-                   (20.0, 20.0), math.radians(rng.normal(0, 3)))
+    cam, canvas, tex = _flat_scene(
+        rng, cond, "tray", tray,
+        lambda: lab_albedo([(22, 2, -14), (25, -10, 2), (18, 6, 4)][int(rng.integers(0, 3))], rng, 2.0), 0.05)
     boxes: list[Box] = []
     counts: dict[str, int] = {}
     stacked = 0
@@ -738,15 +760,7 @@ def render_tray(*, seed: int, conditions: Conditions | None = None, cube_mm: flo
                         math.hypot(x - b.x, y - b.y) > cube_mm * 1.0 for b in floor):
                     break
             boxes.append(Box(x, y, cube_mm, rng.uniform(0, math.pi / 2) if rng.random() < 0.5 else 0.0, albedo))
-    lights, ambient = _lights(rng, cond, (tray[0] / 2, tray[1] / 2))
-    irr_low, vis_maps, low = _irradiance(canvas, lights, ambient, boxes, None, rng)
-    exposure = _camera_exposure(rng, lights, ambient, np.array([tray[0] / 2, tray[1] / 2, 0.0]))
-    tex *= cv2.resize(irr_low, (canvas.w, canvas.h))
-    tex *= exposure
-    img = cv2.warpPerspective(tex, cam.plane_homography() @ canvas.world_from_px(), (w, h),
-                              flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    _draw_boxes(img, cam, boxes, lights, ambient, vis_maps, low, exposure)
-    final, info = _finish(rng, img, cond, cam, None, blur_scale=w / 4000)
+    final, info = _photograph(rng, cond, cam, canvas, tex, boxes, tray)
     return Rendered(final, {"counts": counts, "stacked": stacked, "render": {"seed": seed, **info}})
 
 
@@ -761,21 +775,10 @@ _PIPS6 = {1: [(0.5, 0.5)], 2: [(0.27, 0.27), (0.73, 0.73)], 3: [(0.25, 0.25), (0
 def render_dice_rows(*, seed: int, conditions: Conditions | None = None, die_mm: float = 16.0) -> Rendered:
     """Dice laid out in rows (The White Castle's bridges) on a light board with the tray sticker; labels:
     ``rows``, each a list of [colour, value] from left to right, rows from top to bottom."""
-    cond = conditions or Conditions(size=(2000, 1500), tilt_deg=(0.0, 10.0), board_fraction=(0.6, 0.85),
-                                    occluder_shadow=0.0, glare=0.0, clutter=0)
+    cond = conditions or _FLAT_SCENE
     rng = np.random.default_rng(seed)
     area = (200.0, 140.0)
-    from vision.template import Markers
-    fake = Template("rows", "symmetric", area, Markers("DICT_4X4_50", DICE_TRAY_MARKER_MM, (0, 1, 2, 3),
-                    ((0, 0), (0, 0), (0, 0), (0, 0))), {})
-    cam = _pick_camera(rng, fake, cond)
-    w, h = cond.size
-    canvas = _Canvas(-10, -10, area[0] + 10, area[1] + 10, 4.0)
-    tex = np.empty((canvas.h, canvas.w, 3), np.float32)
-    tex[:] = lab_albedo((72.0, 4.0, 16.0), rng, 3.0)
-    tex *= (1 + 0.04 * _noise_field(rng, (canvas.h, canvas.w), 12))[..., None]
-    _paste_sticker(tex, canvas, StickerSpec(DICE_TRAY_MARKER_ID, DICE_TRAY_MARKER_MM, "DICT_4X4_50", ""),
-                   (20.0, 20.0), math.radians(rng.normal(0, 3)))
+    cam, canvas, tex = _flat_scene(rng, cond, "rows", area, lambda: lab_albedo((72.0, 4.0, 16.0), rng, 3.0), 0.04)
     boxes: list[Box] = []
     rows = []
     for r in range(int(rng.integers(1, 4))):
@@ -791,15 +794,7 @@ def render_dice_rows(*, seed: int, conditions: Conditions | None = None, die_mm:
                              ink=np.full(3, pip, np.float32)))
             row.append([colour, value])
         rows.append(row)
-    lights, ambient = _lights(rng, cond, (area[0] / 2, area[1] / 2))
-    irr_low, vis_maps, low = _irradiance(canvas, lights, ambient, boxes, None, rng)
-    exposure = _camera_exposure(rng, lights, ambient, np.array([area[0] / 2, area[1] / 2, 0.0]))
-    tex *= cv2.resize(irr_low, (canvas.w, canvas.h))
-    tex *= exposure
-    img = cv2.warpPerspective(tex, cam.plane_homography() @ canvas.world_from_px(), (w, h),
-                              flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    _draw_boxes(img, cam, boxes, lights, ambient, vis_maps, low, exposure)
-    final, info = _finish(rng, img, cond, cam, None, blur_scale=w / 4000)
+    final, info = _photograph(rng, cond, cam, canvas, tex, boxes, area)
     return Rendered(final, {"rows": rows, "render": {"seed": seed, **info}})
 
 
