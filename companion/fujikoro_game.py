@@ -2678,6 +2678,9 @@ _HAND_NAMES = {"left": "left weapon", "right": "right weapon", "two": "two-hande
 def describe_fight_roll(fight: Fight, spec: FightRollSpec) -> str:
     """One line for the log: "Dragon rolls 3 dice: 3, 3, 0★ = 6 hits"."""
     if spec.who == DRAGON:
+        # Scenario 4: the Monk stands in the dragon's place (EN Appendix B).
+        if fight.dragon is not None and fight.dragon.name == "Monk":
+            return f"The Monk rolls {spec.rolls[0][1].describe()}"
         return f"Dragon rolls {spec.rolls[0][1].describe()}"
     if spec.who.startswith("monk:"):
         name = spec.who.removeprefix("monk:")

@@ -171,6 +171,7 @@ TEMPLATES: tuple[str, ...] = (
     N_("Abandon the fight ({reason})"),
     N_("Abandon the fight"),
     N_("Dragon rolls {dice}"),
+    N_("The Monk rolls {dice}"),
     N_("{name}'s heroic monk throws {kind}: {dice}"),
     N_("{name} rolls no dice"),
     # Parts of sentences: dice, cubes, dragons, hands

@@ -651,7 +651,7 @@ def test_scenario_4_monk_combat_infinite_initiative_4_health_4_wooden_dice_appen
     assert s.state_json()["combat"]["dice_to_roll"] == [{"hand": "", "dice": ["wood"] * 4}]
     applied = s.do({"type": "fight_roll", "dice": [1, 1, 0, "0b"]})  # 2 hits; a broken result: A takes 1 wood
     assert any("take 1 wood" in line for line in s.state.combat.fight.log)
-    assert applied.record.description.startswith("Dragon rolls 4 dice")
+    assert applied.record.description.startswith("The Monk rolls 4 dice")  # the log names the Monk
     s.do({"type": "fight_roll", "dice": [["wood", 1], ["wood", 1], ["metal", 2], ["metal", 0], ["metal", 0]]})
     out = s.state_json()
     assert out["combat"]["outcome"] == "dragon_defeated" and out["scores"]["A"] == 0  # conquered: no VP
