@@ -1662,6 +1662,13 @@ class FujiKoro:
             raise CommandError(
                 f"all {len(spots)} spots of the {track.split('.')[1]} bonus at the foot of the mountain are taken"
             )
+        if track == "foot.blueprints" and state.setup.rules >= 2:
+            # EN p.13: "only 1 Shogun bonus for each category" at the foot: its 3 blueprint spots are one
+            # for a Magical Helmet, one for a Weapon, one for Sandals.
+            if claims.get(f"foot.{kind}", 0):
+                raise CommandError(f"the {kind} bonus at the foot of the mountain is taken: there is only 1 Shogun "
+                                   "bonus for each category after the Secret Exit (EN p.13)")
+            claims[f"foot.{kind}"] = 1
         value = spots[min(taken, len(spots) - 1)]
         claims[track] = taken + 1
         tokens = _with(p.tokens, **{kind: p.tokens.get(kind) - 1})
@@ -1722,7 +1729,13 @@ class FujiKoro:
         return _with(state, hostile_defeated=state.hostile_defeated + 1)
 
     def _tamed(self, state: State, command: Command, events: list[tuple[str, Mapping[str, Any]]]) -> State:
+        """A taming the table played without the fight screen (the fight screen notices it by itself)."""
         self._require_scenario(state, 6, "Taming the Legendary Dragon")
+        if state.setup.rules >= 2:
+            legendary = [d for d, _s in state.dragons if self.pack.dragons[d].is_legendary]
+            if not any(state.dragon(d) not in (DragonStatus.HIDDEN, DragonStatus.DEFEATED) for d in legendary):
+                raise CommandError("the Legendary Dragon is tamed in a fight on the Central Tile, so it must be on "
+                                   "the board first (EN Appendix B scenario 6)")
         return _with(state, tamed=True)
 
     def _end_game(self, state: State, command: Command, events: list[tuple[str, Mapping[str, Any]]]) -> State:
@@ -2089,6 +2102,13 @@ class FujiKoro:
         if new.dragon is not None and new.health != old.health and new.health > 0:
             events.append((Kind.DRAGON_HEALTH, {"dragon": combat.label, "health": new.health,
                                                 "max": combat.max_health}))
+            target = int(self.pack.scenarios[6].extras.get("legendary_target_health", 10))
+            legendary = combat.dragon_id is not None and self.pack.dragons[combat.dragon_id].is_legendary
+            if state.setup.scenario == 6 and legendary and new.health <= target and not state.tamed:
+                # Appendix B scenario 6: its Health at 10 or below on the Central Tile tames it; with every
+                # objective achieved the players win at once (EN p.15).
+                state = _with(state, tamed=True)
+                events.append(("tamed", {"dragon": combat.dragon_id, "health": new.health}))
         players = list(state.players)
         if not coop:
             for before, after in zip(old.fighters, new.fighters, strict=True):

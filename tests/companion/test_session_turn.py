@@ -310,6 +310,40 @@ def test_scenario_1_a_samurai_leaves_the_volcano_at_the_start_of_their_next_turn
     s.do({"type": "shogun_bonus", "track": "monks"})  # left the Volcano: the bonus now
 
 
+def test_the_foot_of_the_mountain_pays_one_bonus_per_category_p13() -> None:
+    """EN p.13: after the Secret Exit "there is only 1 Shogun bonus for each category"."""
+    s = game(("A", "B"))
+    for _ in range(2):
+        act(s, "move", "move")
+        s.do({"type": "escape", "via": "secret_exit", "tokens": {"helmet": 1, "sandals": 1}})
+        if s.state.players[s.state.current].name == "A":
+            s.do({"type": "shogun_bonus", "track": "helmet"})
+        else:
+            refused(s, {"type": "shogun_bonus", "track": "helmet"}, "only 1 Shogun bonus for each category", "EN p.13")
+            s.do({"type": "shogun_bonus", "track": "sandals"})  # another category: its own spot
+        s.do({"type": "end_turn"})
+
+
+def test_scenario_6_the_legendary_dragon_is_tamed_at_10_health_appendix_b() -> None:
+    """EN Appendix B scenario 6: "Fight against this Dragon on the Central Tile and reduce its Health to 10 or
+    below"; with every objective achieved the players win at once (EN p.15)."""
+    s = game(("A", "B"), mode="coop", scenario=6)
+    refused(s, {"type": "tamed"}, "must be on the board first", "EN Appendix B scenario 6")
+    s.do({"type": "dragon_revealed", "dragon": "legendary"})
+    gear = {"helmet": ["TTTT", "TTTT"], "weapon_left": ["WWTT"]}  # 8 hits a roll: never 0 from above 10
+    s.do({"type": "fight_start", "dragon": "legendary", "samurai": [{"player": "A", "gear": gear}]})
+    health = s.state.combat.fight.health
+    while s.state.phase.value != "ended":
+        who = s.state.combat.fight.whose_turn()
+        if who == "dragon":
+            s.do({"type": "fight_roll", "dice": [0, 0, 0, 0, 1, 1]})
+        else:
+            s.do({"type": "fight_roll", "dice": [["wood", 1], ["wood", 1], ["tooth", 3], ["tooth", 3]]})
+        assert s.state.combat is None or s.state.combat.fight.health > 0, "tamed, never killed"
+    assert health > 10 and s.state.tamed
+    assert s.state.ending is not None and s.state.ending.won is True
+
+
 # ---- 4. Unconscious samurai (EN p.11, p.12) -------------------------------------------------------
 
 
