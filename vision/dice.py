@@ -137,34 +137,37 @@ class TopView:
     to_table: F64
 
 
-def top_view(image: U8) -> TopView:
-    """Finds the tray sticker and rectifies the photo on the plane of the dice tops, in reflectance."""
+def top_view(image: U8, *, top_mm: float = DIE_MM, reach_mm: float = 400.0, ppm: float = PPM,
+             sticker: str = "dice-tray") -> TopView:
+    """Finds the tray sticker and rectifies the photo on the plane ``top_mm`` above the table (the dice tops;
+    the tray counter's cube tops), ``ppm`` px per mm, at most ``reach_mm`` from the sticker, in reflectance."""
     grey = grey_of(image)
     markers = find_markers(grey, "DICT_4X4_50", max_side=2400)
     if DICE_TRAY_MARKER_ID not in markers:
-        raise DiceReadError(f"no dice-tray sticker (marker id {DICE_TRAY_MARKER_ID}) in the photo; print it with "
+        raise DiceReadError(f"no {sticker} sticker (marker id {DICE_TRAY_MARKER_ID}) in the photo; print it with "
                             "`fujikoro vision stickers`")
     corners = markers[DICE_TRAY_MARKER_ID]
     s = DICE_TRAY_MARKER_MM
     plane = np.array([[-s / 2, -s / 2], [s / 2, -s / 2], [s / 2, s / 2], [-s / 2, s / 2]])
     h_img, w_img = grey.shape
     hom, (cx, cy), height = _tray_pose(corners, plane, (w_img, h_img))
-    k = DIE_MM / max(height - DIE_MM, 1.0)
+    k = top_mm / max(height - top_mm, 1.0)
     # The plane of the dice tops, seen through the table-plane homography: a scaling about the nadir.
     to_table = np.array([[1 + k, 0, -cx * k], [0, 1 + k, -cy * k], [0, 0, 1]])
     top_hom = hom @ to_table
     inv = np.linalg.inv(top_hom)
     img_corners = np.array([[[0, 0]], [[w_img, 0]], [[w_img, h_img]], [[0, h_img]]], dtype=np.float64)
     box = cv2.perspectiveTransform(img_corners, inv).reshape(-1, 2)
-    x0, y0 = np.maximum(box.min(axis=0), -400)
-    x1, y1 = np.minimum(box.max(axis=0), 400)
-    w, h = int((x1 - x0) * PPM), int((y1 - y0) * PPM)
-    from_px = np.array([[1 / PPM, 0, x0], [0, 1 / PPM, y0], [0, 0, 1]])
+    x0, y0 = np.maximum(box.min(axis=0), -reach_mm)
+    x1, y1 = np.minimum(box.max(axis=0), reach_mm)
+    w, h = int((x1 - x0) * ppm), int((y1 - y0) * ppm)
+    from_px = np.array([[1 / ppm, 0, x0], [0, 1 / ppm, y0], [0, 0, 1]])
     rect = cv2.warpPerspective(image, top_hom @ from_px, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
 
     refs = _sticker_refs(image, {DICE_TRAY_MARKER_ID: corners}, s)
     if not refs:
-        raise DiceReadError("the dice-tray sticker's white patch is not in the photo")
+        raise DiceReadError(f"the {sticker} sticker's reference patches are not in the photo; print the sticker "
+                            "with them")
     _, white, black = refs[0]
     gain = (white - black) / (PAPER_REFLECTANCE - BLACK_REFLECTANCE)
     rho = (LINEAR_LUT[rect[..., ::-1]] - black) / np.maximum(gain, 1e-4) + BLACK_REFLECTANCE

@@ -24,11 +24,9 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.colour import LINEAR_LUT, linear_rgb_to_lab
-from vision.dice import _tray_pose
-from vision.markers import find_markers, grey_of
-from vision.reader import _sticker_refs
-from vision.stickers import BLACK_REFLECTANCE, DICE_TRAY_MARKER_ID, DICE_TRAY_MARKER_MM, PAPER_REFLECTANCE
+from vision.colour import linear_rgb_to_lab
+from vision.dice import DiceReadError, top_view
+from vision.stickers import DICE_TRAY_MARKER_MM
 
 U8 = npt.NDArray[np.uint8]
 F64 = npt.NDArray[np.float64]
@@ -79,33 +77,15 @@ def _silhouette_mm2(x: float, y: float, nadir: tuple[float, float], k: float) ->
 
 def count_tray(image: U8, colours: dict[str, tuple[float, float, float]] | None = None) -> TrayCount:
     colours = colours or COLOURS
-    grey = grey_of(image)
-    markers = find_markers(grey, "DICT_4X4_50", max_side=2400)
-    if DICE_TRAY_MARKER_ID not in markers:
-        raise TrayReadError(f"no tray sticker (marker id {DICE_TRAY_MARKER_ID}) in the photo")
-    corners = markers[DICE_TRAY_MARKER_ID]
+    try:  # the tray sticker's pose and reference patches, rectified on the plane of the cube tops
+        view = top_view(image, top_mm=CUBE_MM, reach_mm=300.0, ppm=PPM, sticker="tray")
+    except DiceReadError as error:
+        raise TrayReadError(str(error)) from None
+    rect, k, to_table = view.rect, view.k, view.to_table
+    (x0, y0), (cx, cy) = view.origin_mm, view.nadir_mm
+    h, w = rect.shape[:2]
     s = DICE_TRAY_MARKER_MM
-    plane = np.array([[-s / 2, -s / 2], [s / 2, -s / 2], [s / 2, s / 2], [-s / 2, s / 2]])
-    h_img, w_img = grey.shape
-    hom, (cx, cy), height = _tray_pose(corners, plane, (w_img, h_img))
-    k = CUBE_MM / max(height - CUBE_MM, 1.0)
-    to_table = np.array([[1 + k, 0, -cx * k], [0, 1 + k, -cy * k], [0, 0, 1]])
-    top_hom = hom @ to_table
-    inv = np.linalg.inv(top_hom)
-    img_corners = np.array([[[0, 0]], [[w_img, 0]], [[w_img, h_img]], [[0, h_img]]], dtype=np.float64)
-    box = cv2.perspectiveTransform(img_corners, inv).reshape(-1, 2)
-    x0, y0 = np.maximum(box.min(axis=0), -300)
-    x1, y1 = np.minimum(box.max(axis=0), 300)
-    w, h = int((x1 - x0) * PPM), int((y1 - y0) * PPM)
-    from_px = np.array([[1 / PPM, 0, x0], [0, 1 / PPM, y0], [0, 0, 1]])
-    rect = cv2.warpPerspective(image, top_hom @ from_px, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
-    refs = _sticker_refs(image, {DICE_TRAY_MARKER_ID: corners}, s)
-    if not refs:
-        raise TrayReadError("the tray sticker's reference patches are not in the photo; print the sticker with them")
-    _, white, black = refs[0]
-    gain = (white - black) / (PAPER_REFLECTANCE - BLACK_REFLECTANCE)
-    rho = (LINEAR_LUT[rect[..., ::-1]] - black) / np.maximum(gain, 1e-4) + BLACK_REFLECTANCE
-    lab = linear_rgb_to_lab(np.clip(rho, 0.0, 1.5))
+    lab = linear_rgb_to_lab(np.clip(view.rho, 0.0, 1.5))
     inside = rect.max(axis=2) > 0
     # The sticker itself (white paper and black print) is no cube.
     m = 0.8 * s
