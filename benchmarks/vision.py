@@ -28,6 +28,7 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -277,22 +278,28 @@ def main() -> int:
 QUIET = False
 
 
+def _flat_photo(kind: str, renderer: str, seed: int) -> tuple[Any, dict[str, Any]]:
+    """A tray or dice-row photo and its labels from either renderer (``kind`` "tray" or "dice_rows")."""
+    from vision import synth, synth2
+
+    if renderer == "first":
+        rendered = getattr(synth, f"render_{kind}")(seed=seed)
+        return rendered.image, rendered.labels
+    image, labels = getattr(synth2, f"render_{kind}")(seed)
+    return image, labels
+
+
 def rows_benchmark(count: int, seed: int, renderer: str) -> None:
     """Dice-row photos (The White Castle's bridges, 2000x1500, rendered in memory): dice read right (colour and
     value in their place), '?', confident errors; a photo whose rows the reader splits differently counts
     all its dice as '?' (the app shows the reason and the group reads them)."""
-    from vision import synth, synth2
     from vision.dicerow import DiceReadError, read_dice_rows
 
     t: Counter[str] = Counter()
     times = []
     for i in range(count):
         photo_seed = seed * 1000 + i
-        if renderer == "first":
-            rendered = synth.render_dice_rows(seed=photo_seed)
-            image, labels = rendered.image, rendered.labels
-        else:
-            image, labels = synth2.render_dice_rows(photo_seed)
+        image, labels = _flat_photo("dice_rows", renderer, photo_seed)
         want = labels["rows"]
         start = time.perf_counter()
         try:
@@ -318,18 +325,13 @@ def rows_benchmark(count: int, seed: int, renderer: str) -> None:
 def tray_benchmark(count: int, seed: int, renderer: str) -> None:
     """Tray photos (2000x1500, rendered in memory) of plain cubes: colour counts right, confident errors
     (a wrong count that is not '?'), split by whether the photo has a stacked cube (the reader's blind spot)."""
-    from vision import synth, synth2
     from vision.tray import TrayReadError, count_tray
 
     tally = {True: Counter(), False: Counter()}
     times = []
     for i in range(count):
         photo_seed = seed * 1000 + i
-        if renderer == "first":
-            rendered = synth.render_tray(seed=photo_seed)
-            image, labels = rendered.image, rendered.labels
-        else:
-            image, labels = synth2.render_tray(photo_seed)
+        image, labels = _flat_photo("tray", renderer, photo_seed)
         stacked = labels["stacked"] > 0
         start = time.perf_counter()
         try:
