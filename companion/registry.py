@@ -44,7 +44,8 @@ class GameModule:
     """How the app meets a game.
 
     ``rules`` builds the game's rules from the data a game file stored (so a replay uses the values the
-    game was played with); ``new_game`` makes that data for a new game from the group's corrections.
+    game was played with); ``new_game`` makes that data for a new game from the group's corrections;
+    ``cli`` (optional) adds the game's command-line verbs.
     """
 
     name: str
@@ -52,6 +53,10 @@ class GameModule:
     rules: Callable[[Mapping[str, Any]], Game[Any]]
     new_game: Callable[[Mapping[str, Any]], NewGame]
     players: tuple[int, int] = (1, 6)
+    #: Adds the game's command-line verbs: called with an argparse sub-parsers object; each verb sets
+    #: ``handler`` (``args -> exit code``) with ``set_defaults``. The command line puts them under the
+    #: game's name (``table-companion shogun battle``).
+    cli: Callable[[Any], None] | None = None
 
 
 _lock = threading.Lock()

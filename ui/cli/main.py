@@ -1,4 +1,5 @@
-"""Entry point of the ``fujikoro`` console script: finds the subcommand modules and dispatches."""
+"""Entry point of the ``fujikoro`` and ``table-companion`` console scripts: finds the subcommand modules
+and each game's own verbs (``GameModule.cli``), and dispatches."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import NoReturn
 
 import ui.cli as cli_package
+from companion import registry
 from ui.cli import CliError
 
 Handler = Callable[[argparse.Namespace], int]
@@ -23,12 +25,14 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: {message} (`{self.prog} --help` lists the options)\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(prog: str = "fujikoro") -> argparse.ArgumentParser:
     parser = OneLineParser(
-        prog="fujikoro",
-        description="Table companion for Fuji Koro. With no subcommand it starts the tablet app.",
+        prog=prog,
+        description="Table companion for board games (Fuji Koro, Shogun, ...). "
+        "With no subcommand it starts the tablet app.",
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    taken: set[str] = set()
     for info in sorted(pkgutil.iter_modules(cli_package.__path__), key=lambda m: m.name):
         if info.name.startswith("_") or info.name == "main":
             continue
@@ -36,11 +40,23 @@ def build_parser() -> argparse.ArgumentParser:
         register = getattr(module, "register", None)
         if register is not None:
             register(subparsers)
+            taken.add(info.name)
+    # Each game's own verbs, under the game's name: `table-companion shogun battle`.
+    for name, game in sorted(registry.games().items()):
+        if game.cli is None or name in taken:
+            continue
+        game_parser = subparsers.add_parser(name, help=f"{game.title}: the game's own commands")
+        game.cli(game_parser.add_subparsers(dest=f"{name}_command", metavar="ACTION", required=True))
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+def main_neutral(argv: Sequence[str] | None = None) -> int:
+    """The game-neutral ``table-companion`` command (the same verbs as ``fujikoro``)."""
+    return main(argv, prog="table-companion")
+
+
+def main(argv: Sequence[str] | None = None, prog: str = "fujikoro") -> int:
+    parser = build_parser(prog)
     args = parser.parse_args(argv)
     handler: Handler | None = getattr(args, "handler", None)
     if handler is None:
@@ -52,10 +68,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return handler(args)
     except CliError as error:
-        print(f"fujikoro: {error}", file=sys.stderr)
+        print(f"{prog}: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("fujikoro: interrupted", file=sys.stderr)
+        print(f"{prog}: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 0
