@@ -19,6 +19,8 @@ from companion.events import Event, Kind
 from firmware_bridge import ledmap as ledmap_module
 from firmware_bridge.table import start_emulated_table
 from firmware_bridge.wire import frame
+from games.fujikoro.pack import default_pack
+from games.fujikoro.table import led_script
 
 
 def full_chain_events(count: int) -> list[Event]:
@@ -48,7 +50,9 @@ def main() -> None:
     args = parser.parse_args()
 
     ledmap = ledmap_module.default()
-    table = start_emulated_table(ledmap=ledmap, baudrate=args.baud, transport=args.transport)
+    pack = default_pack()
+    table = start_emulated_table(ledmap=ledmap, script=led_script(pack), dice=pack.dice, baudrate=args.baud,
+                                 transport=args.transport)
     wire_bytes = 0
     wire_lock = threading.Lock()
 

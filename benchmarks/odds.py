@@ -14,10 +14,10 @@ import argparse
 import statistics
 import time
 
-from companion.combat import Combatant, DragonStats, Mode, start_dragon_fight
-from companion.datapack import default_pack
-from companion.gear import gear_from_json
-from companion.odds import exact_odds, monte_carlo
+from games.fujikoro.combat import Combatant, DragonStats, Mode, start_dragon_fight
+from games.fujikoro.gear import gear_from_json
+from games.fujikoro.odds import exact_odds, monte_carlo
+from games.fujikoro.pack import default_pack
 
 PACK = default_pack()
 

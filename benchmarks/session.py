@@ -15,9 +15,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from companion.datapack import default_pack
 from companion.engine import CommandError, Session
-from companion.fujikoro_game import GAME_NAME, FujiKoro
+from games.fujikoro.pack import default_pack
+from games.fujikoro.rules import GAME_NAME, FujiKoro
 from store.gamelog import GameFile, Header, Stamped
 from store.sessions import factories, new_session, open_session
 

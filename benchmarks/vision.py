@@ -35,6 +35,7 @@ import numpy as np
 # This file is called vision.py: put the repository, not benchmarks/, first on the path.
 sys.path[0] = str(Path(__file__).resolve().parents[1])
 
+from games.fujikoro.pack import default_pack  # noqa: E402
 from vision.reader import PhotoError, load_photo, read_board  # noqa: E402
 from vision.synth import (  # noqa: E402
     BAD_BLUR,
@@ -195,7 +196,7 @@ def dice_benchmark(count: int, seed: int) -> None:
         leaning = [0] if rng.random() < 0.3 else []
         rendered = render_dice(dice, seed=seed * 1000 + i, cocked=leaning, conditions=cond)
         start = time.perf_counter()
-        reading = read_dice(rendered.image)
+        reading = read_dice(rendered.image, default_pack().dice)
         times.append(time.perf_counter() - start)
         want = Counter((k, f) for j, (k, f) in enumerate(dice) if j not in leaning)
         got = Counter((d.kind, d.face) for d in reading.dice if d.is_read)

@@ -11,8 +11,55 @@ import enum
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from companion.datapack import Die, Face
+from companion.datapack import DataPackError
+
+
+@dataclass(frozen=True, slots=True)
+class Face:
+    """One face of a die: how many hits it shows and whether it carries the broken icon."""
+
+    hits: int
+    broken: bool = False
+
+    def __str__(self) -> str:
+        return f"{self.hits}b" if self.broken else str(self.hits)
+
+
+@dataclass(frozen=True, slots=True)
+class Die:
+    kind: str
+    colour: str
+    in_box: int
+    faces: tuple[Face, ...]
+
+    @property
+    def max_hits(self) -> int:
+        return max(face.hits for face in self.faces)
+
+    @property
+    def mean_hits(self) -> float:
+        return sum(face.hits for face in self.faces) / len(self.faces)
+
+
+def parse_face(path: str, face: Any) -> Face:
+    """A die face as written in the pack and in ``fujikoro odds``: 2, or "0b" for 0 hits + broken."""
+    if isinstance(face, bool):
+        raise DataPackError(f"{path}: expected a number of hits or \"Nb\", got {face!r}")
+    if isinstance(face, int):
+        if face < 0:
+            raise DataPackError(f"{path}: hits must be at least 0, got {face!r}")
+        return Face(face)
+    if isinstance(face, str) and face.endswith("b") and face[:-1].isdigit():
+        return Face(int(face[:-1]), broken=True)
+    raise DataPackError(f"{path}: expected a number of hits or \"Nb\" (hits with the broken icon), got {face!r}")
+
+
+def parse_faces(path: str, faces: Any) -> tuple[Face, ...]:
+    if not isinstance(faces, list) or len(faces) != 6:
+        raise DataPackError(f"{path}: expected a list of 6 faces, got {faces!r}")
+    return tuple(parse_face(f"{path}[{i}]", face) for i, face in enumerate(faces))
 
 
 class DiceSource(enum.StrEnum):
@@ -62,8 +109,6 @@ class DiceRoll:
 
     @classmethod
     def from_json(cls, data: Mapping[str, object]) -> DiceRoll:
-        from companion.datapack import DataPackError, parse_face
-
         raw = data.get("dice")
         if not isinstance(raw, list):
             raise DiceError("a roll needs a list of [kind, face] pairs")

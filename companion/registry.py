@@ -57,6 +57,9 @@ class GameModule:
     #: ``handler`` (``args -> exit code``) with ``set_defaults``. The command line puts them under the
     #: game's name (``table-companion shogun battle``).
     cli: Callable[[Any], None] | None = None
+    #: The game's part of the tablet app: returns a ``ui.hosting.GameApp`` (screens, view models, table
+    #: script, buttons). Called when the app builds its window; None for a game without screens.
+    app: Callable[[], Any] | None = None
 
 
 _lock = threading.Lock()

@@ -9,8 +9,7 @@ import enum
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from companion.datapack import Die, Face
-from companion.dice import DiceRoll, DiceSource, from_faces
+from companion.dice import DiceRoll, DiceSource, Die, DieResult, Face, from_faces
 from firmware_bridge.firmware import protocol
 
 
@@ -41,7 +40,10 @@ def command_for(button: Button) -> dict[str, Any] | None:
 def dice_from_wire(results: Sequence[tuple[int, int, bool]], dice: Mapping[str, Die]) -> DiceRoll:
     """A DICE payload (kind index, hits, broken) as the companion dice value, source TRAY.
 
-    Raises companion.dice.DiceError when a die kind or face is not in the data pack.
+    ``dice`` is the open game's dice by kind: a kind or face it does not have raises
+    companion.dice.DiceError. With no game's dice (empty) the roll is taken as the tray read it.
     """
     faces = [(protocol.DIE_KINDS[kind], Face(hits, broken)) for kind, hits, broken in results]
+    if not dice:
+        return DiceRoll(tuple(DieResult(kind, face) for kind, face in faces), DiceSource.TRAY)
     return from_faces(faces, dice, DiceSource.TRAY)

@@ -24,8 +24,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from companion.datapack import Die
-from companion.dice import DiceError, DiceRoll
+from companion.dice import DiceError, DiceRoll, Die
 from firmware_bridge.commands import Button, command_for, dice_from_wire
 from firmware_bridge.firmware import protocol as P
 from firmware_bridge.ledmap import LedMap
@@ -493,9 +492,7 @@ class SerialLink:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if dice is None:
-            from companion.datapack import default_pack
-
-            dice = default_pack().dice
+            dice = {}  # the open game hands in its dice (Table.use); until then rolls are taken as read
         self.url = url
         self.baudrate = baudrate
         self.core = LinkCore(ledmap, dice=dice, expected_id=expected_id, baudrate=baudrate,

@@ -17,12 +17,11 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from companion.datapack import default_pack
 from firmware_bridge import ledmap as ledmap_module
 from firmware_bridge.faults import Fault, FaultInjector, FaultSpec
 from firmware_bridge.link import LinkCore, LinkState
 from firmware_bridge.standins import Board, FakeClock, firmware_files, load_firmware
-from firmware_bridge.view import LedState, TableView, render
+from firmware_bridge.view import LedState
 from firmware_bridge.wire import HostDecoder
 
 RGB = tuple[int, int, int]
@@ -75,10 +74,9 @@ class Soak:
         self.spec = spec
         self.report = SoakReport()
         self.ledmap = ledmap_module.default()
-        self.pack = default_pack()
         self.clock = FakeClock(0)
         self.reconnect_ms = reconnect_ms
-        self.core = LinkCore(self.ledmap, dice=self.pack.dice)
+        self.core = LinkCore(self.ledmap, dice={})
         self.to_device = _Direction(spec, random.Random(self.rng.random()), self.report)
         self.to_host = _Direction(spec, random.Random(self.rng.random()), self.report)
         self.allowed_chains: set[tuple[RGB, ...]] = set()
@@ -120,15 +118,14 @@ class Soak:
 
     def random_state(self) -> LedState:
         rng = self.rng
-        countdown = rng.choice([None, *range(0, 9)])
-        view = TableView(
-            erupted=frozenset(n for n in range(1, 6) if rng.random() < 0.3) if rng.random() < 0.3 else frozenset(),
-            countdown=countdown,
-            rope_space=3 if countdown is not None and countdown >= 3 and rng.random() < 0.5 else None,
-            player_colour=rng.choice(["red", "blue", "green", "yellow", None]),
-            ended=rng.random() < 0.05,
-        )
-        return render(view, self.ledmap)
+        # Any picture the bridge may be asked to show: a bar partly lit, a few markers, a player light.
+        palette = [self.ledmap.colour(name) for name in ("lava", "bar_lit", "bar_unlit", "rope", "ended")]
+        chain = bytearray(self.ledmap.chain_length * 3)
+        for index in range(self.ledmap.chain_length):
+            if rng.random() < 0.4:
+                chain[index * 3:index * 3 + 3] = bytes(rng.choice(palette))
+        player = bytes(self.ledmap.player(rng.choice(["red", "blue", "green", "yellow", None])))
+        return LedState(bytes(chain), player)
 
     def set_state(self, leds: LedState) -> None:
         chain = tuple(leds.pixel(i) for i in range(self.ledmap.chain_length))

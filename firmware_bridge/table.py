@@ -24,11 +24,11 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from companion.datapack import CountdownSpace, DataPack, default_pack
+from companion.dice import Die
 from companion.events import Event
 from firmware_bridge import ledmap as ledmap_module
 from firmware_bridge import render as render_module
@@ -36,7 +36,7 @@ from firmware_bridge.emulator import Emulator
 from firmware_bridge.faults import FaultSpec
 from firmware_bridge.ledmap import LedMap
 from firmware_bridge.link import DeviceEvent, LinkError, SerialLink
-from firmware_bridge.view import LedState, TableView, apply, render
+from firmware_bridge.view import LedScript, LedState, PlayerLight
 
 RGB = tuple[int, int, int]
 
@@ -46,19 +46,26 @@ class LedSink(Protocol):
 
 
 class TableLights:
-    """Turns session events into LED state and sends it to ``sink`` (a SerialLink, or anything alike)."""
+    """Turns session events into LED state with the game's script and sends it to ``sink`` (a SerialLink,
+    or anything alike). Until a game hands in its script, :class:`~firmware_bridge.view.PlayerLight` runs."""
 
-    def __init__(self, sink: LedSink, ledmap: LedMap, countdown: Sequence[CountdownSpace]) -> None:
+    def __init__(self, sink: LedSink, ledmap: LedMap, script: LedScript | None = None) -> None:
         self.sink = sink
         self.ledmap = ledmap
-        self.countdown = tuple(countdown)
-        self.view = TableView()
+        self.script: LedScript = script or PlayerLight()
+        self.view: Any = self.script.initial()
         self._lock = threading.Lock()
+
+    def use(self, script: LedScript | None) -> None:
+        """Run another game's script (None: no game's); the next event (a state reset) lights it."""
+        with self._lock:
+            self.script = script or PlayerLight()
+            self.view = self.script.initial()
 
     def handle_event(self, event: Event) -> LedState:
         with self._lock:
-            self.view = apply(self.view, event, self.countdown)
-            leds = render(self.view, self.ledmap)
+            self.view = self.script.apply(self.view, event)
+            leds = self.script.render(self.view, self.ledmap)
             self.sink.set_leds(leds, event.state_id)
         return leds
 
@@ -70,17 +77,24 @@ class TableLights:
 class Table:
     """A connected table: lights plus the link (and the emulator when there is no real device)."""
 
-    def __init__(self, link: SerialLink, ledmap: LedMap, pack: DataPack, emulator: Emulator | None = None) -> None:
+    def __init__(self, link: SerialLink, ledmap: LedMap, script: LedScript | None = None,
+                 emulator: Emulator | None = None) -> None:
         self.link = link
         self.ledmap = ledmap
         self.emulator = emulator
-        self.lights = TableLights(link, ledmap, pack.countdown)
+        self.lights = TableLights(link, ledmap, script)
         self.scratch_dir: Path | None = None
 
     @property
     def events(self) -> queue.Queue[DeviceEvent]:
         """Device events (buttons as commands, tray, dice rolls, errors, connects)."""
         return self.link.events
+
+    def use(self, script: LedScript | None, dice: Mapping[str, Die] | None = None) -> None:
+        """The open game's LED script and the dice its tray rolls (None: keep the dice)."""
+        self.lights.use(script)
+        if dice is not None:
+            self.link.core.dice = dice
 
     def handle_event(self, event: Event, wait: float = 0.0) -> None:
         """Show a session event; with ``wait`` > 0, block until the device acknowledged it (or the time passes)."""
@@ -131,7 +145,8 @@ def connect_table(
     url: str,
     *,
     ledmap: LedMap | None = None,
-    pack: DataPack | None = None,
+    script: LedScript | None = None,
+    dice: Mapping[str, Die] | None = None,
     expected_id: str | None = None,
     baudrate: int = 115200,
     on_event: Callable[[DeviceEvent], None] | None = None,
@@ -143,8 +158,7 @@ def connect_table(
     for the device to answer and raises LinkError (naming the last problem) if it does not.
     """
     ledmap = ledmap or ledmap_module.configured()
-    pack = pack or default_pack()
-    link = SerialLink(url, ledmap, dice=pack.dice, expected_id=expected_id, baudrate=baudrate,
+    link = SerialLink(url, ledmap, dice=dice or {}, expected_id=expected_id, baudrate=baudrate,
                       on_event=on_event).start()
     if connect_timeout > 0:
         deadline = time.monotonic() + connect_timeout
@@ -153,13 +167,14 @@ def connect_table(
         if not link.connected:
             link.close()
             raise LinkError(f"no table answered on {url}: {link.last_error or 'no reply to HELLO'}")
-    return Table(link, ledmap, pack)
+    return Table(link, ledmap, script)
 
 
 def start_emulated_table(
     *,
     ledmap: LedMap | None = None,
-    pack: DataPack | None = None,
+    script: LedScript | None = None,
+    dice: Mapping[str, Die] | None = None,
     transport: str = "pty",
     baudrate: int | None = None,
     faults: FaultSpec | None = None,
@@ -168,7 +183,6 @@ def start_emulated_table(
 ) -> Table:
     """Boot the emulated table (the real firmware) on a pty (or ``transport="tcp"``) and connect to it."""
     ledmap = ledmap or ledmap_module.configured()
-    pack = pack or default_pack()
     emulator = Emulator(baudrate=baudrate, faults=faults, ledmap=dict(ledmap.raw))
     if transport == "tcp":
         url = f"socket://127.0.0.1:{emulator.serve_tcp(0)}"
@@ -178,8 +192,8 @@ def start_emulated_table(
     else:
         emulator.close()
         raise ValueError(f"unknown transport {transport!r}; use 'pty' or 'tcp'")
-    link = SerialLink(url, ledmap, dice=pack.dice, baudrate=baudrate or 115200, on_event=on_event).start()
-    table = Table(link, ledmap, pack, emulator)
+    link = SerialLink(url, ledmap, dice=dice or {}, baudrate=baudrate or 115200, on_event=on_event).start()
+    table = Table(link, ledmap, script, emulator)
     if transport == "pty":
         table.scratch_dir = link_path.parent
     table.wait_synced(connect_timeout)

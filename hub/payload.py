@@ -17,7 +17,7 @@ from companion import results
 from companion.engine import Result
 from hub.rules import CATEGORIES, Mode, finishing_ranks, player_key
 
-#: The session's category names (companion.fujikoro_game.Category) and what the hub calls them; both
+#: The session's category names (games.fujikoro.rules.Category) and what the hub calls them; both
 #: exploring categories add up to the hub's ``explored``.
 CATEGORY_ALIASES: dict[str, str] = {
     "explore_level_2": "explored",

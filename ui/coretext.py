@@ -20,10 +20,10 @@ from functools import lru_cache
 from ui.i18n import N_
 from ui.tr import tr
 
-#: Sentence shapes of companion.combat, companion.fujikoro_game.describe and companion.dice, most
+#: Sentence shapes of games.fujikoro.combat, games.fujikoro.rules.describe and companion.dice, most
 #: specific first (a template is tried only if no earlier one matched).
 TEMPLATES: tuple[str, ...] = (
-    # The fight log (companion.combat)
+    # The fight log (games.fujikoro.combat)
     N_("Fight: {names} against the {dragon} (health {health}, initiative {initiative}). Order: {order}."),
     N_("{name}'s heroic monk shouts at the dragon."),
     N_("Samurai combat: {attacker} (initiative {a}) attacks {defender} (initiative {d}). {first} rolls first."),
@@ -45,7 +45,7 @@ TEMPLATES: tuple[str, ...] = (
     N_("{name} surrenders; {winner} may steal one item from their backpack."),
     N_("Every samurai is out; the {dragon} heals fully."),
     N_("{name} rolls {dice} with the {hand}"),
-    # What makes gear illegal (companion.gear)
+    # What makes gear illegal (games.fujikoro.gear)
     N_("the right weapon grid holds cubes but no monk unlocks it"),
     N_("a {board} board can only hold one-handed weapons; this weapon spans both grids"),
     N_("a {board} board can only hold a two-handed weapon; {weapon} lies in one grid"),
@@ -59,7 +59,7 @@ TEMPLATES: tuple[str, ...] = (
     N_("a magical cube sits on the sandals, but the sandals are empty"),
     N_("a magical cube sits on the helmet, but the helmet is empty"),
     N_("a magical cube sits on a weapon that does not exist"),
-    # The setup checklist (companion.fujikoro_game.setup_checklist)
+    # The setup checklist (games.fujikoro.rules.setup_checklist)
     N_("Player Boards: the symmetrical side for every player."),
     N_("Player Boards: {boards}."),
     N_("{name} plays {board}"),
@@ -97,7 +97,7 @@ TEMPLATES: tuple[str, ...] = (
     N_("the Legendary Dragon was killed instead of tamed, so everyone loses"),
     N_("{name} lost a second Life, so everyone loses (EN p.15)"),
     N_("ended by the table: {reason}"),
-    # What a command set off, and why a command is refused: the turn rules (companion.fujikoro_game)
+    # What a command set off, and why a command is refused: the turn rules (games.fujikoro.rules)
     N_("{what} (with it: {consequences})"),
     N_("the Countdown Token moves to space {n}"),
     N_("lava erupts on {lava}"),
@@ -138,7 +138,7 @@ TEMPLATES: tuple[str, ...] = (
     N_("hostile Samurai {n} is defeated and removed from the game (EN Appendix B scenario 7)"),
     N_("hostile Samurai {n} needs its gear for the first fight (EN Appendix B scenario 7)"),
     N_("Hostile Samurai {n}"),
-    # Commands as the log and the Undo button name them (companion.fujikoro_game)
+    # Commands as the log and the Undo button name them (games.fujikoro.rules)
     N_("Start the game"),
     N_("End the game ({reason})"),
     N_("End the game"),

@@ -15,13 +15,14 @@ NO_HARDWARE = "none"
 EMULATOR = "emulator"
 
 
-def connect(url: str, on_event: Callable[[Any], None], pack: Any = None) -> Any:
-    """Open the table at ``url`` ("" or "emulator": the emulated table); returns a firmware_bridge Table."""
+def connect(url: str, on_event: Callable[[Any], None], script: Any = None, dice: Any = None) -> Any:
+    """Open the table at ``url`` ("" or "emulator": the emulated table) with the hosted game's LED script
+    and dice; returns a firmware_bridge Table."""
     from firmware_bridge.table import connect_table, start_emulated_table
 
     if url in ("", EMULATOR):
-        return start_emulated_table(pack=pack, on_event=on_event, connect_timeout=3.0)
-    return connect_table(url, pack=pack, on_event=on_event)
+        return start_emulated_table(script=script, dice=dice, on_event=on_event, connect_timeout=3.0)
+    return connect_table(url, script=script, dice=dice, on_event=on_event)
 
 
 def probe_camera(camera: str) -> bool:

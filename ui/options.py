@@ -26,6 +26,7 @@ class AppOptions:
     fullscreen: bool = False
     language: str | None = None
     game: str | None = None
+    play: str | None = None  # the game to host (a registry name), instead of the last one played
     script: str | None = None
     report: str | None = None
 
@@ -39,6 +40,7 @@ class AppOptions:
             fullscreen=bool(getattr(args, "fullscreen", False)),
             language=getattr(args, "lang", None) or env.get("FUJIKORO_UI_LANG") or None,
             game=getattr(args, "game", None) or None,
+            play=getattr(args, "play", None) or env.get("FUJIKORO_UI_PLAY") or None,
             script=getattr(args, "script", None) or env.get("FUJIKORO_UI_SCRIPT") or None,
             report=env.get("FUJIKORO_UI_REPORT") or None,
         )

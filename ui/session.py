@@ -1,6 +1,6 @@
 """The app's port to the game session: create, open and resume games; commands, undo and redo.
 
-The rules are :class:`companion.fujikoro_game.FujiKoro` run by :class:`companion.engine.Session`; the
+The rules are :class:`games.fujikoro.rules.FujiKoro` run by :class:`companion.engine.Session`; the
 durable log is the store's SQLite file. Everything here runs on the "session" worker thread
 (:class:`ui.viewmodels.game.GameModel` sees to that) and returns plain :class:`Snapshot` values, so
 the Kivy thread never touches the session or the database.

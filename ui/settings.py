@@ -46,6 +46,8 @@ class Settings:
     join_secret: str = ""
     table_name: str = "Table 1"
     last_game: str = ""
+    # The game the app hosted last (a registry name such as "fujikoro"); the app opens it again.
+    last_played: str = ""
 
     def replace(self, **changes: Any) -> Settings:
         for key, value in changes.items():

@@ -16,14 +16,17 @@ from kivy.app import App
 from kivy.base import ExceptionHandler, ExceptionManager
 from kivy.clock import Clock
 from kivy.core.window import Window
+from kivy.factory import Factory
 from kivy.lang import Builder
 from kivy.logger import Logger
 from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.screenmanager import NoTransition, ScreenManager
 
+from companion import registry
 from ui import settings as settings_store
 from ui import widgets  # noqa: F401 - registers the shared widgets with the kv Factory
+from ui.hosting import GameApp, GameScreen, hosted
 from ui.options import LAUNCHED_AT, AppOptions
 from ui.screens import SCREENS, screen_class
 from ui.sounds import SoundBoard
@@ -31,8 +34,6 @@ from ui.theme import Theme
 from ui.tr import tr
 from ui.viewmodels.convention import ConventionModel
 from ui.viewmodels.game import GameModel
-from ui.viewmodels.gear import GearModel
-from ui.viewmodels.pack import PackModel
 from ui.viewmodels.status import StatusModel
 from ui.worker import Worker
 
@@ -67,10 +68,6 @@ class FujiKoroApp(App):
     theme = ObjectProperty(None)
     status = ObjectProperty(None)
     game = ObjectProperty(None)
-    pack = ObjectProperty(None)
-    gear = ObjectProperty(None)
-    combat = ObjectProperty(None)
-    scoring = ObjectProperty(None)
     convention = ObjectProperty(None)
     current_screen = StringProperty("start")
     first_frame_at = ObjectProperty(None, allownone=True)
@@ -80,17 +77,19 @@ class FujiKoroApp(App):
     def __init__(self, options: AppOptions | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.options = options or AppOptions()
-        self.title = "Fuji Koro"
+        self.settings = settings_store.load()
+        self.game_name, self.parts = hosted(self.options.play or self.settings.last_played or None)
+        self.title = registry.game(self.game_name).title
         self.exit_code = 0
         self.theme = Theme()
-        self.settings = settings_store.load()
         language = self.options.language or self.settings.language
         tr.switch(language)
         self.tr = tr
         self.status = StatusModel(settings=self.settings)
         self.game = GameModel()
-        self.pack = PackModel()
-        self.gear = GearModel(self.game, self.pack)
+        # The hosted game's view models, as app properties its .kv rules read (app.gear, app.pack ...).
+        for name, model in self.parts.models(self).items():
+            self.create_property(name, model, allownone=True)
         self.convention = ConventionModel(self.game)
         self.driver: Any = None
         self.errors: list[str] = []
@@ -115,8 +114,10 @@ class FujiKoroApp(App):
         # and on a software renderer that clip is a large share of every frame (benchmarks/ui.py).
         manager.canvas.before.clear()
         manager.canvas.after.clear()
-        self._screens = {name: (module, cls_name) for name, module, cls_name in SCREENS}
-        self._ensure_screen("start", manager)  # the rest are built after the first frame, one per frame
+        self.screens = self._screen_list(self.parts)
+        self._screens = {screen.name: (screen.module, screen.cls) for screen in self.screens}
+        self._build_nav(root)
+        self._ensure_screen(self.screens[0].name, manager)  # the rest are built after the first frame, one per frame
         manager.bind(current=self._on_current)
         return root
 
@@ -132,14 +133,30 @@ class FujiKoroApp(App):
 
     def _build_next_screen(self, _dt: float) -> None:
         manager: ScreenManager = self.root.ids.screens
-        missing = [name for name, _m, _c in SCREENS if name not in manager.screen_names]
+        missing = [screen.name for screen in self.screens if screen.name not in manager.screen_names]
         if missing:
             self._ensure_screen(missing[0])
             Clock.schedule_once(self._build_next_screen, 0.05)
 
+    @staticmethod
+    def _screen_list(parts: GameApp) -> tuple[GameScreen, ...]:
+        """The game's screens, then the shell's own (settings)."""
+        own = tuple(GameScreen(name, label, module, cls) for name, label, module, cls in SCREENS)
+        return (*parts.screens, *own)
+
+    def _build_nav(self, root: AppRoot) -> None:
+        """One navigation button per screen (id ``nav_<screen>``), labelled in the current language."""
+        bar = root.ids.nav_bar
+        for screen in self.screens:
+            button = Factory.NavButton()
+            button.screen_name, button.label = screen.name, screen.label
+            bar.add_widget(button)
+            root.ids[f"nav_{screen.name}"] = button
+
     def on_start(self) -> None:
         Clock.schedule_once(self._first_frame, 0)
-        self.status.pack = self.pack.pack
+        parts = self.parts
+        self.status.table_parts = (lambda: parts.table(self)) if parts.table is not None else None
         self.status.initial_state = self._state_event
         self.status.bind(on_device_event=self._on_device_event)
         self.game.bind(on_game_event=lambda _m, event: self.status.forward(event))
@@ -166,8 +183,7 @@ class FujiKoroApp(App):
     def on_stop(self) -> None:
         if self.panel is not None:
             self.panel.close()
-        if self.combat is not None:
-            self.combat.close()
+        self.parts.close(self)
         self.status.stop()
         self.convention.close()
         self.game.close()
@@ -218,14 +234,10 @@ class FujiKoroApp(App):
         the state the table showed (-1: none, as for the host's own GPIO buttons); the engine refuses a
         press that answered an older state."""
         expected = state_id if state_id >= 0 else None
-        if name == "END_TURN" and self.game.phase in ("playing", "final"):
-            self.game.do({"type": "end_turn"}, expected_state_id=expected)
-        elif name == "DRAGON_ROLL" and self.combat is not None:
-            current = int(self.game.state.get("state_id", -1))
-            if expected is None or expected == current:
-                self.combat.roll_for_dragon()
-        elif name == "UNDO":
+        if name == "UNDO":
             self.game.undo(expected_state_id=expected)
+        else:
+            self.parts.button(self, name, expected)
 
     def _on_game_opened(self, _model: Any) -> None:
         event = self._state_event()
@@ -233,12 +245,15 @@ class FujiKoroApp(App):
             self.status.forward(event)
         if self.game.path and self.game.path != self.settings.last_game:
             self.save_settings(last_game=self.game.path)
-        if self.current_screen == "start":
-            self.go("scoring" if self.game.phase == "ended" else "table")
+        if self.game_name != self.settings.last_played:
+            self.save_settings(last_played=self.game_name)
+        if self.current_screen == self.screens[0].name:
+            landing = self.parts.landing(self.game.phase)
+            if landing:
+                self.go(landing)
 
     def _on_phase(self, _model: Any, phase: str) -> None:
-        if phase == "ended" and self.current_screen in ("table", "combat"):
-            self.go("scoring")
+        self.parts.on_phase(self, phase)
 
     def _on_window_size(self, _window: Any, size: tuple[int, int]) -> None:
         self.theme.update_for(*size)

@@ -27,7 +27,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from companion.datapack import DataPack, Face, default_pack
+from companion.dice import Die, Face
 from vision.colour import LINEAR_LUT, linear_rgb_to_lab
 from vision.markers import estimate_pose, find_markers, fit_homography, grey_of
 from vision.reader import _sticker_refs
@@ -210,8 +210,8 @@ def _tray_pose(corners: F64, plane: F64, size: tuple[int, int]) -> tuple[F64, tu
     return best[1], best[2], best[3]
 
 
-def read_dice(image: U8, pack: DataPack | None = None) -> DiceReading:
-    pack = pack or default_pack()
+def read_dice(image: U8, kinds: Mapping[str, Die]) -> DiceReading:
+    """The dice in a tray photo; ``kinds`` is the game's dice by kind (a face a kind lacks is refused)."""
     view = top_view(image)
     rho, lum, k, to_table = view.rho, view.lum, view.k, view.to_table
     x0, y0 = view.origin_mm
@@ -253,7 +253,7 @@ def read_dice(image: U8, pack: DataPack | None = None) -> DiceReading:
         # How far this die's sides show beside its top (parallax).
         parallax = float(np.hypot(centre[0] - cx, centre[1] - cy)) * k
         dims: list[float] = []
-        read = _read_one(rho[wy0:wy1, wx0:wx1], lum[wy0:wy1, wx0:wx1], silhouette, pack, dims)
+        read = _read_one(rho[wy0:wy1, wx0:wx1], lum[wy0:wy1, wx0:wx1], silhouette, kinds, dims)
         if len(dims) > 4:
             dims[3] += wx0  # the top face's centre, back in the rectified photo's pixels
             dims[4] += wy0
@@ -537,7 +537,7 @@ def _roundness(lum: F32, blob: npt.NDArray[np.bool_], level: float, box: tuple[i
     return math.sqrt(max(half - diff, 0.0) / max(half + diff, 1e-9))
 
 
-def _read_one(rho: F32, lum: F32, silhouette: U8, pack: DataPack, dims: list[float]
+def _read_one(rho: F32, lum: F32, silhouette: U8, kinds: Mapping[str, Die], dims: list[float]
               ) -> tuple[str, str, float, bool, str]:
     """Kind and face of one die; appends its largest face's two side lengths (mm) to ``dims``."""
     face, level = _largest_face(lum, silhouette)
@@ -592,7 +592,7 @@ def _read_one(rho: F32, lum: F32, silhouette: U8, pack: DataPack, dims: list[flo
     face_str = f"{pips}b" if broken else str(pips)
     if odd or broken > 1:
         return kind, face_str, 0.0, False, "marks not recognised"
-    known: Mapping[str, Any] = pack.dice
+    known: Mapping[str, Die] = kinds
     if kind in known and Face(pips, broken=bool(broken)) not in known[kind].faces:
         return kind, face_str, 0.0, False, f"a {kind} die has no face {face_str}"
     return kind, face_str, kind_conf, False, ""

@@ -14,14 +14,28 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
-
-from companion.datapack import DataPack, DataPackError, default_pack
+from typing import Any, Protocol
 
 #: The grids a template must describe, in the order read-board prints them.
 GEAR_GRIDS = ("helmet", "sandals", "weapon_left", "weapon_right")
 #: Grids a template may describe in addition (not gear, not read by default).
 OPTIONAL_GRIDS = ("backpack",)
+
+
+class BoardSpec(Protocol):
+    """What a game's data says of a board's grids (rows, columns), to check a template against."""
+
+    name: str
+    helmet_grid: tuple[int, int]
+    sandals_grid: tuple[int, int]
+    weapon_left_grid: tuple[int, int]
+    weapon_right_grid: tuple[int, int]
+
+
+class Boards(Protocol):
+    """A game's data pack, as far as templates care: its boards by name (raises ValueError if unknown)."""
+
+    def board(self, name: str) -> Any: ...
 DICTIONARIES = ("DICT_4X4_50", "DICT_4X4_100", "DICT_5X5_50", "DICT_6X6_50")
 DEFAULT_CUBE_MM = 8.0
 
@@ -117,8 +131,8 @@ def _count(path: str, value: Any) -> int:
     return value
 
 
-def template_from_json(data: Any, pack: DataPack | None = None) -> Template:
-    """Validates a parsed template against its own rules and the data pack's board."""
+def template_from_json(data: Any, pack: Boards | None = None) -> Template:
+    """Validates a parsed template against its own rules and, given the game's data pack, its board's grids."""
     if not isinstance(data, dict):
         raise TemplateError("a template must be a JSON object")
     name = data.get("name")
@@ -127,11 +141,12 @@ def template_from_json(data: Any, pack: DataPack | None = None) -> Template:
     board = data.get("board", name)
     if not isinstance(board, str):
         raise TemplateError(f"board: expected a board name, got {board!r}")
-    pack = pack or default_pack()
-    try:
-        spec = pack.board(board)
-    except DataPackError as error:
-        raise TemplateError(f"board: {error}") from None
+    spec: BoardSpec | None = None
+    if pack is not None:
+        try:
+            spec = pack.board(board)
+        except ValueError as error:
+            raise TemplateError(f"board: {error}") from None
     board_mm = _pair("board_mm", data.get("board_mm"), positive=True)
     cube_mm = _number("cube_mm", data.get("cube_mm", DEFAULT_CUBE_MM), positive=True)
     board_lab = None
@@ -167,8 +182,9 @@ def template_from_json(data: Any, pack: DataPack | None = None) -> Template:
     raw_grids = data.get("grids")
     if not isinstance(raw_grids, dict):
         raise TemplateError("grids: expected an object of grids (helmet, sandals, weapon_left, weapon_right)")
-    expected = {"helmet": spec.helmet_grid, "sandals": spec.sandals_grid,
-                "weapon_left": spec.weapon_left_grid, "weapon_right": spec.weapon_right_grid}
+    expected = {} if spec is None else {
+        "helmet": spec.helmet_grid, "sandals": spec.sandals_grid,
+        "weapon_left": spec.weapon_left_grid, "weapon_right": spec.weapon_right_grid}
     grids: dict[str, Grid] = {}
     for gname, raw in raw_grids.items():
         if gname not in GEAR_GRIDS and gname not in OPTIONAL_GRIDS:
@@ -193,10 +209,10 @@ def template_from_json(data: Any, pack: DataPack | None = None) -> Template:
     missing = [g for g in GEAR_GRIDS if g not in grids]
     if missing:
         raise TemplateError(f"grids: missing {', '.join(missing)}")
-    return Template(name, spec.name, board_mm, markers, grids, cube_mm, status, board_lab)
+    return Template(name, board if spec is None else spec.name, board_mm, markers, grids, cube_mm, status, board_lab)
 
 
-def load_template(path: str | Path | None = None, pack: DataPack | None = None) -> Template:
+def load_template(path: str | Path | None = None, pack: Boards | None = None) -> Template:
     """The template at ``path``, or the shipped symmetric one; raises TemplateError with one clear sentence."""
     if path is None:
         text = resources.files("vision.templates").joinpath("symmetric.json").read_text(encoding="utf-8")

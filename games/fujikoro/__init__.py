@@ -1,7 +1,15 @@
 """Fuji Koro (Game Brewer, 2019) as a game of the Table Companion.
 
-The rules live in :mod:`companion.fujikoro_game` for now (with gear, combat and odds); this package is
-how the app meets them: the registry finds ``GAME`` here.
+| module | owns |
+|---|---|
+| `rules.py` | the rules on the session engine: setup, turns, countdown, scoring, coop, scenarios, commands |
+| `gear.py`, `combat.py`, `odds.py` | gear grids, dragon and samurai fights, exact fight odds |
+| `pack.py`, `data/fujikoro.toml` | the data pack (every number with its status) |
+| `table.py` | the LED script: lava markers, the countdown bar, the rope, the player light |
+| `app/` | the app's screens (`.py` + `.kv`) and their view models |
+| `cli/` | the command-line verbs (`fujikoro game`, `odds`, `gear inspect`, `read-board` ...) |
+
+The registry finds ``GAME`` here.
 """
 
 from __future__ import annotations
@@ -9,9 +17,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from companion.datapack import load
-from companion.fujikoro_game import GAME_NAME, MAX_PLAYERS, game_from_pack_raw
 from companion.registry import GameModule, NewGame
+from games.fujikoro.cli import register as register_cli
+from games.fujikoro.pack import load
+from games.fujikoro.rules import GAME_NAME, MAX_PLAYERS, game_from_pack_raw
+
+
+def _app() -> Any:
+    """The app's screens (imported only by the app: the command line never loads Kivy)."""
+    from games.fujikoro.app import game_app
+
+    return game_app()
 
 
 def _rules(data: Mapping[str, Any]) -> Any:
@@ -24,4 +40,5 @@ def _new_game(overrides: Mapping[str, Any]) -> NewGame:
     return NewGame(pack.version, {"pack": pack.raw})
 
 
-GAME = GameModule(name=GAME_NAME, title="Fuji Koro", rules=_rules, new_game=_new_game, players=(1, MAX_PLAYERS))
+GAME = GameModule(name=GAME_NAME, title="Fuji Koro", rules=_rules, new_game=_new_game, players=(1, MAX_PLAYERS),
+                  cli=register_cli, app=_app)

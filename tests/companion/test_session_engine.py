@@ -9,7 +9,6 @@ from counter_game import Counter, Tally
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion.datapack import default_pack
 from companion.engine import (
     CommandError,
     GameOverError,
@@ -23,7 +22,8 @@ from companion.engine import (
     parse_command,
 )
 from companion.events import Kind
-from companion.fujikoro_game import FujiKoro
+from games.fujikoro.pack import default_pack
+from games.fujikoro.rules import FujiKoro
 
 
 def fuji(players: tuple[str, ...] = ("A", "B", "C"), **config: Any) -> Session[Any]:

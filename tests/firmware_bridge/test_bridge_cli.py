@@ -37,7 +37,7 @@ def test_bridge_cli_emulate_serves_a_pty_and_writes_a_picture(tmp_path: Path,
 
         from firmware_bridge import ledmap
         from firmware_bridge.link import SerialLink
-        from firmware_bridge.view import TableView, render
+        from games.fujikoro.table import TableView, render
 
         deadline = time.monotonic() + 3
         while not link.exists() and time.monotonic() < deadline:

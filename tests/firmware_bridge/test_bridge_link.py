@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from companion.datapack import default_pack
 from companion.dice import DiceSource
 from firmware_bridge import ledmap as ledmap_module
 from firmware_bridge.commands import BUTTON_COMMANDS, Button
@@ -20,8 +19,9 @@ from firmware_bridge.link import (
     TrayChanged,
 )
 from firmware_bridge.soak import Soak
-from firmware_bridge.view import TableView, render
 from firmware_bridge.wire import HostDecoder, frame
+from games.fujikoro.pack import default_pack
+from games.fujikoro.table import TableView, render
 
 LEDMAP = ledmap_module.default()
 

@@ -21,7 +21,7 @@ import serial
 from firmware_bridge import ledmap as ledmap_module
 from firmware_bridge.emulator import Emulator
 from firmware_bridge.link import Disconnected, SerialLink
-from firmware_bridge.view import TableView, render
+from games.fujikoro.table import TableView, render
 
 LEDMAP = ledmap_module.default()
 FIRST = render(TableView(erupted=frozenset({2}), countdown=3, player_colour="red"), LEDMAP)

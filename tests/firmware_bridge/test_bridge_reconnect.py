@@ -14,7 +14,7 @@ from firmware_bridge import ledmap as ledmap_module
 from firmware_bridge.emulator import Emulator
 from firmware_bridge.faults import FaultSpec
 from firmware_bridge.link import Connected, SerialLink
-from firmware_bridge.view import TableView, render
+from games.fujikoro.table import TableView, render
 
 LEDMAP = ledmap_module.default()
 STATE = render(TableView(erupted=frozenset({1, 4}), countdown=6, rope_space=3, player_colour="yellow"), LEDMAP)

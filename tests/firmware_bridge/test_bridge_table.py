@@ -9,10 +9,13 @@ from companion.events import Event, Kind
 from firmware_bridge.link import ButtonPressed, DiceRolled
 from firmware_bridge.table import TableLights, start_emulated_table
 from firmware_bridge.view import LedState
+from games.fujikoro.pack import default_pack
+from games.fujikoro.table import led_script
 
 
 def test_bridge_emulated_table_lights_lava_on_countdown() -> None:
-    table = start_emulated_table()
+    pack = default_pack()
+    table = start_emulated_table(script=led_script(pack), dice=pack.dice)
     try:
         assert table.wait_synced(2)
         lava = table.ledmap.colour("lava")
@@ -60,11 +63,11 @@ def test_bridge_table_lights_adapter_with_any_sink() -> None:
         def set_leds(self, leds: LedState, state_id: int = -1) -> None:
             self.sent.append((leds, state_id))
 
-    from companion.datapack import default_pack
     from firmware_bridge import ledmap
+    from games.fujikoro.pack import default_pack
 
     sink = Sink()
-    lights = TableLights(sink, ledmap.default(), default_pack().countdown)
+    lights = TableLights(sink, ledmap.default(), led_script(default_pack()))
     lights.handle_events([Event(Kind.FINAL_CHAPTER, 1, {}),
                           Event(Kind.COUNTDOWN_ADVANCED, 2, {"position": 2, "event": "lava", "lava": [3]})])
     assert [state_id for _, state_id in sink.sent] == [1, 2]

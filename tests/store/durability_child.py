@@ -10,7 +10,7 @@ import random
 import sys
 
 from companion.engine import CommandError
-from companion.fujikoro_game import GAME_NAME, game_from_pack_raw
+from games.fujikoro.rules import GAME_NAME, game_from_pack_raw
 from store.sessions import open_session
 
 COMMANDS = [

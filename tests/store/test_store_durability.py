@@ -17,8 +17,8 @@ import sys
 import time
 from pathlib import Path
 
-from companion.datapack import default_pack
-from companion.fujikoro_game import GAME_NAME, game_from_pack_raw
+from games.fujikoro.pack import default_pack
+from games.fujikoro.rules import GAME_NAME, game_from_pack_raw
 from store.gamelog import GameFile, Header
 from store.sessions import new_session, open_session
 

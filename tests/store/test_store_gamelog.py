@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from companion.datapack import default_pack
 from companion.engine import CommandError, Record, RecordKind, ReplayError
-from companion.fujikoro_game import GAME_NAME, game_from_pack_raw
+from games.fujikoro.pack import default_pack
+from games.fujikoro.rules import GAME_NAME, game_from_pack_raw
 from store.export import bgstats_link, bgstats_play, result_csv
 from store.gamelog import ConflictError, GameFile, Header, StoreError, parse_lines
 from store.games import last_game, list_games, new_game_path

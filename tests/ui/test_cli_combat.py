@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from companion.datapack import default_pack
+from games.fujikoro.pack import default_pack
 
 TAKEKO_ROWS = "board=takeko helmet=MMMM weapon_left=WWWMM weapon_right=MMM"
 MITSUHIDE_ROWS = ("board=mitsuhide monks=weapon,action helmet=MMW,MW.,W.. magic=helmet weapon_left=WWWMM "
@@ -128,7 +128,7 @@ def test_recorded_into_a_game_with_db(tmp_path: Path) -> None:
 
 
 def test_samurai_combat_in_process_with_injected_streams() -> None:
-    from ui.cli.combat import walkthrough
+    from games.fujikoro.cli.combat import walkthrough
 
     answers = ["samurai", "A", "helmet=MMMM weapon_left=WWM", "D", "helmet=MMMM weapon_left=WM",
                "w0b w1", "y", "hat", "scroll"]
@@ -150,7 +150,7 @@ class _Interrupted(io.StringIO):
 
 
 def test_ctrl_c_stops_without_a_traceback() -> None:
-    from ui.cli.combat import walkthrough
+    from games.fujikoro.cli.combat import walkthrough
 
     out = io.StringIO()
     assert walkthrough(_Interrupted(), out, pack=default_pack()) == 130

@@ -83,7 +83,7 @@ def test_data_set_refuses_bad_values_and_saves_nothing() -> None:
 
 
 def test_data_validate_names_the_field_path(tmp_path: Path) -> None:
-    shipped = Path(__file__).parents[2] / "companion" / "data" / "fujikoro.toml"
+    shipped = Path(__file__).parents[2] / "games" / "fujikoro" / "data" / "fujikoro.toml"
     broken = tmp_path / "pack.toml"
     broken.write_text(shipped.read_text().replace('health = { value = 12, status = "confirmed"',
                                                   'health = { value = -4, status = "confirmed"'))
@@ -97,7 +97,7 @@ def test_data_validate_names_the_field_path(tmp_path: Path) -> None:
 
 
 def test_shipped_pack_marks_every_value() -> None:
-    from companion.datapack import iter_leaves, shipped_raw
+    from games.fujikoro.pack import iter_leaves, shipped_raw
 
     leaves = list(iter_leaves(shipped_raw()))
     assert len(leaves) > 150

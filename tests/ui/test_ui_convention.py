@@ -6,9 +6,9 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from companion.datapack import default_pack
 from companion.engine import Session
-from companion.fujikoro_game import FujiKoro
+from games.fujikoro.pack import default_pack
+from games.fujikoro.rules import FujiKoro
 from store.gamelog import GameFile, Header
 from ui.convention import game_uuid, result_payload
 

@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from companion.combat import (
+from companion.engine import Session
+from games.fujikoro.combat import (
     Combatant,
     CombatError,
     DragonStats,
@@ -21,10 +22,9 @@ from companion.combat import (
     start_dragon_fight,
     start_samurai_fight,
 )
-from companion.datapack import default_pack
-from companion.engine import Session
-from companion.fujikoro_game import FujiKoro, SetupError, parse_setup, setup_checklist
-from companion.gear import GearError, gear_from_json, inspect
+from games.fujikoro.gear import GearError, gear_from_json, inspect
+from games.fujikoro.pack import default_pack
+from games.fujikoro.rules import FujiKoro, SetupError, parse_setup, setup_checklist
 from ui import coretext
 from ui.tr import tr
 

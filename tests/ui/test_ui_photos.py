@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from companion.datapack import default_pack
-from ui.photos import PhotoSourceError, newest_photo, read_gear
+from games.fujikoro.app.photos import PhotoSourceError, newest_photo, read_gear
+from games.fujikoro.pack import default_pack
 
 GEAR = {"helmet": ["MMW.", "T...", "...."], "sandals": ["MMM"],
         "weapon_left": [".....", "WWMMT", "....."], "weapon_right": ["...", "...", "..."]}

@@ -11,11 +11,11 @@ from typing import Any
 from kivy.event import EventDispatcher
 from kivy.properties import BooleanProperty, DictProperty, ListProperty, NumericProperty, ObjectProperty, StringProperty
 
-from companion.datapack import default_pack
 from companion.engine import Session
-from companion.fujikoro_game import RULES_VERSION, FujiKoro
+from games.fujikoro.app.table import TableModel
+from games.fujikoro.pack import default_pack
+from games.fujikoro.rules import RULES_VERSION, FujiKoro
 from ui.tr import tr
-from ui.viewmodels.table import TableModel
 
 PACK = default_pack()
 
@@ -138,7 +138,7 @@ class NoGear:
 
 
 def test_the_combat_model_says_why_no_fight_can_start_and_who_cannot_join_p11() -> None:
-    from ui.viewmodels.combat import CombatModel
+    from games.fujikoro.app.combat import CombatModel
 
     session = Session(FujiKoro(PACK), {"players": ["Aiko", "Botan", "Chiyo"], "rules": RULES_VERSION},
                       new_seed=lambda: 1)

@@ -13,8 +13,8 @@ from kivy.event import EventDispatcher
 from kivy.properties import ListProperty, ObjectProperty, StringProperty
 from vision_photos import SMALL, board_photo, empty_gear
 
-from companion.datapack import default_pack
-from ui import photos
+from games.fujikoro.app import photos
+from games.fujikoro.pack import default_pack
 from vision.synth import Conditions
 from vision.template import load_template
 
@@ -62,7 +62,7 @@ def test_set_up_camera_keeps_the_fitted_template_per_board_and_reads_with_it(tmp
 
 
 def test_gear_model_walks_the_group_through_the_set_up(tmp_path: Path, config: Path) -> None:
-    from ui.viewmodels.gear import GearModel
+    from games.fujikoro.app.gear import GearModel
 
     model = GearModel(FakeGame(), FakePack())
     model.refresh_camera()

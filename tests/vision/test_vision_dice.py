@@ -11,6 +11,7 @@ import pytest
 from vision_photos import run_cli
 
 from companion.dice import DiceRoll
+from games.fujikoro.pack import default_pack
 from vision.dice import DiceReading, read_dice
 from vision.synth import Conditions, render_dice, write_rendered
 
@@ -59,7 +60,7 @@ BENCH = Conditions(size=(2000, 1500), tilt_deg=(0.0, 10.0), board_fraction=(0.6,
 
 
 def _read(dice: list[tuple[str, str]], seed: int, cocked: list[int]) -> tuple[DiceReading, Counter[tuple[str, str]]]:
-    reading = read_dice(render_dice(dice, seed=seed, cocked=cocked, conditions=BENCH).image)
+    reading = read_dice(render_dice(dice, seed=seed, cocked=cocked, conditions=BENCH).image, default_pack().dice)
     return reading, Counter((d.kind, d.face) for d in reading.dice if d.is_read)
 
 

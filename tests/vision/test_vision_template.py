@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.datapack import default_pack
+from games.fujikoro.pack import default_pack
 from vision.template import GEAR_GRIDS, TemplateError, load_template, template_from_json
 
 
@@ -37,7 +37,7 @@ def test_a_grid_size_that_disagrees_with_the_pack_is_refused() -> None:
     data = load_template().to_json()
     data["grids"]["helmet"]["cols"] = 5
     with pytest.raises(TemplateError, match=r"grids.helmet: .* 3x4 in the data pack, the template says 3x5"):
-        template_from_json(data)
+        template_from_json(data, default_pack())
 
 
 @pytest.mark.parametrize(
@@ -56,7 +56,7 @@ def test_malformed_templates_name_the_field(change, message) -> None:  # type: i
     data = load_template().to_json()
     change(data)
     with pytest.raises(TemplateError, match=message):
-        template_from_json(data)
+        template_from_json(data, default_pack())
 
 
 def test_files_that_are_not_templates(tmp_path: Path) -> None:

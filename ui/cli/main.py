@@ -41,9 +41,14 @@ def build_parser(prog: str = "fujikoro") -> argparse.ArgumentParser:
         if register is not None:
             register(subparsers)
             taken.add(info.name)
-    # Each game's own verbs, under the game's name: `table-companion shogun battle`.
-    for name, game in sorted(registry.games().items()):
-        if game.cli is None or name in taken:
+    # Each game's own verbs, under the game's name: `table-companion shogun battle`. A command named after
+    # a game (`fujikoro`) also has that game's verbs at its top level, as it always had.
+    known = registry.games()
+    home = known.get(prog)
+    if home is not None and home.cli is not None:
+        home.cli(subparsers)
+    for name, game in sorted(known.items()):
+        if game.cli is None or name in taken or name == prog:
             continue
         game_parser = subparsers.add_parser(name, help=f"{game.title}: the game's own commands")
         game.cli(game_parser.add_subparsers(dest=f"{name}_command", metavar="ACTION", required=True))

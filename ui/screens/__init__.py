@@ -1,6 +1,7 @@
 """The app's screens: one ``<name>.py`` (behaviour) + ``<name>.kv`` (layout) pair each.
 
-:data:`SCREENS` lists them in navigation order as (screen name, module, class). The app imports a
+:data:`SCREENS` lists the shell's own (screen name, navigation label, module, class), shown after the hosted
+game's screens (``ui.hosting``). The app imports a
 screen module and loads its ``.kv`` when it builds the window, never at import time.
 """
 
@@ -12,14 +13,8 @@ from typing import Any
 
 from kivy.lang import Builder
 
-SCREENS: tuple[tuple[str, str, str], ...] = (
-    ("start", "ui.screens.start", "StartScreen"),
-    ("table", "ui.screens.table", "TableScreen"),
-    ("combat", "ui.screens.combat", "CombatScreen"),
-    ("gear", "ui.screens.gear", "GearScreen"),
-    ("scoring", "ui.screens.scoring", "ScoringScreen"),
-    ("gamedata", "ui.screens.gamedata", "GameDataScreen"),
-    ("settings", "ui.screens.settings", "SettingsScreen"),
+SCREENS: tuple[tuple[str, str, str, str], ...] = (
+    ("settings", "Settings", "ui.screens.settings", "SettingsScreen"),
 )
 
 _LOADED: set[str] = set()

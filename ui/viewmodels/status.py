@@ -39,7 +39,7 @@ class StatusModel(EventDispatcher):  # type: ignore[misc]
         self._camera_state = "none"
         self._generation = 0
         self._emulated = False
-        self.pack: Any = None
+        self.table_parts: Any = None  # () -> (LED script, dice) of the hosted game, for the table
         self.initial_state: Any = None  # a callable giving the session's state event, for a fresh link
         tr.bind(language=lambda *_: self._relabel())
         self._relabel()
@@ -69,12 +69,12 @@ class StatusModel(EventDispatcher):  # type: ignore[misc]
         else:
             self._hardware_state = "connecting"
             if self._worker is not None:
-                pack = self.pack
+                script, dice = self.table_parts() if self.table_parts is not None else (None, None)
 
                 def on_event(event: Any) -> None:  # the link's thread
                     Clock.schedule_once(lambda _dt: self._device_event(generation, event), 0)
 
-                self._worker.submit(lambda: hardware.connect(url, on_event, pack),
+                self._worker.submit(lambda: hardware.connect(url, on_event, script, dice),
                                     lambda table: self._connected(generation, table),
                                     lambda error: self._connect_failed(generation, error))
         camera = self.settings.camera

@@ -1,0 +1,144 @@
+"""Gear from a photo for the gear editor: a file, the newest photo in a folder, or a camera frame.
+
+Runs on a worker thread. The reading is :func:`vision.reader.read_board` with the board's template: the
+one fitted when the group set up the camera for this board (:func:`set_up_camera`, kept per board in the
+config folder), else the shipped one. Cells the reader is unsure of (``?``) are never turned into
+confident empty cells: a :class:`PhotoGear` keeps them in :attr:`PhotoGear.uncertain`, the gear editor
+marks them and leaves them out of the gear until the player taps each one, and the reader's ``retake``
+reason and notes (a board unlike its calibration) are passed on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from games.fujikoro.pack import DataPack
+
+PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
+
+
+UNSURE = "?"
+
+
+@dataclass(frozen=True, slots=True)
+class PhotoGear:
+    """The grids as read (``?`` where the reader is unsure), the unsure cells and the retake advice."""
+
+    grids: dict[str, tuple[str, ...]]
+    uncertain: frozenset[tuple[str, int, int]]  # (grid, row, column)
+    retake: str | None = None
+    notes: tuple[str, ...] = ()  # e.g. the board looks unlike its calibration
+
+    def certain_grids(self) -> dict[str, list[str]]:
+        """Only the cells the reader is sure of; the uncertain ones stay out of the gear (empty) until the
+        player sets them, and :attr:`uncertain` says which they are."""
+        return {name: [row.replace(UNSURE, ".") for row in rows] for name, rows in self.grids.items()}
+
+
+class PhotoSourceError(ValueError):
+    """No photo to read: the setting names no camera, folder or file, or the folder has no photo."""
+
+
+def newest_photo(folder: Path) -> Path:
+    photos = [p for p in folder.iterdir() if p.suffix.lower() in PHOTO_SUFFIXES and p.is_file()]
+    if not photos:
+        raise PhotoSourceError(f"there is no photo in {folder}")
+    return max(photos, key=lambda p: p.stat().st_mtime)
+
+
+def grab_image(source: str) -> Any:
+    """A BGR image from a file, a folder (its newest photo) or a camera index."""
+    from vision.reader import load_photo
+
+    if not source:
+        raise PhotoSourceError("choose a camera or a folder of photos in Settings first")
+    path = Path(source).expanduser()
+    if path.is_dir():
+        return load_photo(newest_photo(path))
+    if path.is_file():
+        return load_photo(path)
+    if source.isdigit():
+        import cv2
+
+        capture = cv2.VideoCapture(int(source))
+        try:
+            ok, frame = capture.read()
+        finally:
+            capture.release()
+        if not ok:
+            raise PhotoSourceError(f"camera {source} gave no picture")
+        return frame
+    raise PhotoSourceError(f"{source} is neither a camera number, a folder nor a photo")
+
+
+def calibration_file(board: str) -> Path:
+    """Where the camera set-up (the template fitted to this board's photo) is kept, one per board."""
+    from store.overrides import config_dir
+
+    return config_dir() / "vision" / f"{board}.json"
+
+
+def board_template(board: str, pack: DataPack) -> Any:
+    """This board's calibrated template if the camera was set up for it, else the shipped one."""
+    from vision.template import TemplateError, load_template
+
+    path = calibration_file(board)
+    if path.is_file():
+        try:
+            return load_template(path, pack)
+        except TemplateError:
+            pass  # a damaged set-up file: read with the shipped template (set up the camera again)
+    return load_template(None, pack)
+
+
+@dataclass(frozen=True, slots=True)
+class CameraSetup:
+    """The result of setting up the camera: where the fitted template went and what moved."""
+
+    path: Path
+    lines: tuple[str, ...]
+
+
+def set_up_camera(source: str, board: str, pack: DataPack) -> CameraSetup:
+    """Fits the board's template to a photo of the empty board with the stickers on (vision.calibrate) and
+    keeps it for this board; later photos of this board are read with it."""
+    import json
+
+    from vision.calibrate import CalibrationError, calibrate
+    from vision.template import load_template
+
+    base = load_template(None, pack)
+    if base.board != board:
+        raise PhotoSourceError(f"the shipped photo template is for the {base.board} board, this player uses {board}")
+    try:
+        fitted = calibrate(grab_image(source), base, photo_name=Path(source).name or "camera")
+    except CalibrationError as error:
+        raise PhotoSourceError(str(error)) from None
+    path = calibration_file(board)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(fitted.to_json(), indent=2) + "\n", encoding="utf-8")
+    tmp.replace(path)
+    moved = max(max(abs(a - b) for a, b in zip(g.origin_mm, base.grids[n].origin_mm, strict=True))
+                for n, g in fitted.grids.items())
+    lines = (f"grids fitted (moved up to {moved:.1f} mm from the shipped template)",)
+    if fitted.board_lab is not None:
+        lines += (f"board print measured: L* {fitted.board_lab[0]:.0f}",)
+    return CameraSetup(path, lines)
+
+
+def read_gear(source: str, board: str, pack: DataPack) -> PhotoGear:
+    """The four gear grids read from the photo, with the cells the reader is unsure of and its retake reason.
+    Uses the board's camera set-up (:func:`set_up_camera`) when there is one."""
+    from vision.reader import read_board
+
+    template = board_template(board, pack)
+    reading = read_board(grab_image(source), template)
+    if reading.board != board:
+        raise PhotoSourceError(f"the photo template is for the {reading.board} board, this player uses {board}")
+    grids = {name: tuple(rows) for name, rows in reading.grids.items()}
+    uncertain = frozenset((name, r, c) for name, rows in grids.items() for r, row in enumerate(rows)
+                          for c, ch in enumerate(row) if ch == UNSURE)
+    return PhotoGear(grids, uncertain, reading.retake, tuple(reading.notes))
