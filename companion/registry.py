@@ -6,6 +6,8 @@ registry finds them in three ways, so adding a game touches no shared file:
 * every sub-package of the ``games`` package that this app ships (``games/fujikoro/``, ...);
 * every installed distribution that declares an entry point in the group ``table_companion.games``
   (``fujikoro = "my_game_package"``), for games that come as their own package;
+* the packages named in ``$TABLE_COMPANION_GAMES`` (comma-separated module names), for a game being
+  developed without installing it (the tests' counter game runs in the app this way);
 * :func:`register`, for a game a program builds itself (tests do).
 
 The kernel imports no game: discovery imports by name, at the moment a game is first asked for.
@@ -14,16 +16,20 @@ The kernel imports no game: discovery imports by name, at the moment a game is f
 from __future__ import annotations
 
 import importlib
+import os
 import pkgutil
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import metadata
 from typing import Any
 
 from companion.engine import Game
 
 ENTRY_POINT_GROUP = "table_companion.games"
+#: Extra game packages by module name, comma-separated (a game being developed, or the tests' own):
+#: ``TABLE_COMPANION_GAMES=tests.counter_game``.
+ENV_GAMES = "TABLE_COMPANION_GAMES"
 BUILT_IN_PACKAGE = "games"
 
 
@@ -60,9 +66,12 @@ class GameModule:
     #: The game's part of the tablet app: returns a ``ui.hosting.GameApp`` (screens, view models, table
     #: script, buttons). Called when the app builds its window; None for a game without screens.
     app: Callable[[], Any] | None = None
+    #: The package the game came from (filled in by the registry): where its data, screens and
+    #: translations live.
+    package: str = ""
 
 
-_lock = threading.Lock()
+_lock = threading.RLock()  # a game package may register() itself while discovery imports it
 _registered: dict[str, GameModule] = {}
 _found: dict[str, GameModule] | None = None
 
@@ -77,6 +86,8 @@ def _module_of(package: Any, where: str) -> GameModule:
     module = getattr(package, "GAME", None)
     if not isinstance(module, GameModule):
         raise UnknownGameError(f"{where} has no GAME (a companion.registry.GameModule) at its top level")
+    if not module.package:
+        module = replace(module, package=package.__name__)
     return module
 
 
@@ -93,6 +104,13 @@ def _discover() -> dict[str, GameModule]:
                 found[module.name] = module
     for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
         module = _module_of(entry.load(), f"entry point {entry.name!r}")
+        found.setdefault(module.name, module)
+    for name in filter(None, (part.strip() for part in os.environ.get(ENV_GAMES, "").split(","))):
+        try:
+            package = importlib.import_module(name)
+        except ImportError as error:
+            raise UnknownGameError(f"{ENV_GAMES}: cannot import {name!r}: {error}") from None
+        module = _module_of(package, f"{ENV_GAMES} package {name!r}")
         found.setdefault(module.name, module)
     return found
 

@@ -1,7 +1,9 @@
 """Message catalogs: the app's languages, reading ``.po`` files and compiling them to ``.mo``.
 
-The catalogs live in ``ui/locale/<lang>/LC_MESSAGES/fujikoro.po`` (the source translators edit) and
-``fujikoro.mo`` (what :mod:`gettext` loads). The ``.mo`` files are committed so an installed app needs
+The shell's catalogs live in ``ui/locale/<lang>/LC_MESSAGES/companion.po`` (the source translators edit)
+and ``companion.mo`` (what :mod:`gettext` loads); each game with screens keeps its own beside its code
+(``games/<name>/locale/<lang>/LC_MESSAGES/<name>.po``), so adding a game adds its catalogs and touches
+no shared one. A lookup tries the shell's catalog, then every game's. The ``.mo`` files are committed so an installed app needs
 no build step; ``python -m ui.i18n`` rebuilds them and a test fails when one is older than its ``.po``.
 The compiler is here (not GNU ``msgfmt``) so that neither CI nor a Raspberry Pi needs gettext tools.
 
@@ -22,7 +24,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-DOMAIN = "fujikoro"
+DOMAIN = "companion"
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 
 
@@ -140,30 +142,77 @@ def mo_bytes(messages: list[Message]) -> bytes:
     return out + originals + translations
 
 
-def po_path(language: Language | str) -> Path:
-    return LOCALE_DIR / str(language) / "LC_MESSAGES" / f"{DOMAIN}.po"
+@dataclass(frozen=True, slots=True)
+class Catalog:
+    """One set of catalogs: the sources its messages come from (``root``) and its gettext domain."""
+
+    domain: str
+    root: Path
+
+    @property
+    def locale_dir(self) -> Path:
+        return self.root / "locale"
+
+    def po(self, language: Language | str) -> Path:
+        return self.locale_dir / str(language) / "LC_MESSAGES" / f"{self.domain}.po"
+
+    def mo(self, language: Language | str) -> Path:
+        return self.po(language).with_suffix(".mo")
 
 
-def mo_path(language: Language | str) -> Path:
-    return po_path(language).with_suffix(".mo")
+#: The shell's own catalog (status bar, settings, games, the log's sentences).
+SHELL = Catalog(DOMAIN, LOCALE_DIR.parent)
 
 
-def compile_catalog(language: Language | str) -> Path:
+def catalogs() -> list[Catalog]:
+    """The shell's catalog, then one per installed game that has screens (found through the registry)."""
+    import importlib
+
+    from companion import registry
+
+    found = [SHELL]
+    for name, module in sorted(registry.games().items()):
+        if module.app is None or not module.package:
+            continue
+        package = importlib.import_module(module.package)
+        if package.__file__:
+            found.append(Catalog(name, Path(package.__file__).resolve().parent))
+    return found
+
+
+def po_path(language: Language | str, catalog: Catalog = SHELL) -> Path:
+    return catalog.po(language)
+
+
+def mo_path(language: Language | str, catalog: Catalog = SHELL) -> Path:
+    return catalog.mo(language)
+
+
+def compile_catalog(language: Language | str, catalog: Catalog = SHELL) -> Path:
     """Compile one language's ``.po`` next to it; returns the ``.mo`` path."""
-    source = po_path(language)
+    source = catalog.po(language)
     messages = parse_po(source.read_text(encoding="utf-8"), origin=str(source))
-    target = mo_path(language)
+    target = catalog.mo(language)
     target.write_bytes(mo_bytes(messages))
     return target
 
 
-def translations(language: Language | str) -> gettext.NullTranslations:
-    """The catalog for a language; English source strings when a catalog is missing."""
-    lang = Language(str(language)) if str(language) in {x.value for x in Language} else Language.ENGLISH
+def _one(catalog: Catalog, language: Language) -> gettext.NullTranslations:
     try:
-        return gettext.translation(DOMAIN, localedir=str(LOCALE_DIR), languages=[lang.value])
+        return gettext.translation(catalog.domain, localedir=str(catalog.locale_dir), languages=[language.value])
     except OSError:
         return gettext.NullTranslations()
+
+
+def translations(language: Language | str) -> gettext.NullTranslations:
+    """The catalogs for a language (the shell's, then each game's); English source strings where a
+    catalog is missing."""
+    lang = Language(str(language)) if str(language) in {x.value for x in Language} else Language.ENGLISH
+    first, *rest = catalogs()
+    chain = _one(first, lang)
+    for catalog in rest:
+        chain.add_fallback(_one(catalog, lang))
+    return chain
 
 
 def N_(text: str) -> str:
@@ -176,8 +225,9 @@ _MARKERS = {"_", "f", "N_"}
 
 
 def extract(root: Path | None = None) -> dict[str, list[str]]:
-    """Every message the app translates: ``tr._``/``tr.f``/``N_`` calls in ui/**/*.py and *.kv."""
-    root = root or Path(__file__).resolve().parent
+    """Every message a catalog holds: ``tr._``/``tr.f``/``N_`` calls in ``root``'s .py and .kv files
+    (the shell's: ui/; a game's: its package). The command line is English and is not scanned."""
+    root = root or SHELL.root
     found: dict[str, list[str]] = {}
     for path in sorted(root.rglob("*.py")):
         if "cli" in path.relative_to(root).parts:
@@ -230,24 +280,34 @@ def _quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
-def update_catalogs() -> dict[str, list[str]]:
-    """Re-extract the messages, keep every existing translation, rewrite the ``.po`` files, compile.
+def _read(path: Path) -> dict[str, str]:
+    if not path.exists():
+        return {}
+    return {m.msgid: m.msgstr for m in parse_po(path.read_text(encoding="utf-8"), origin=str(path))}
 
-    Returns, per language, the messages still untranslated (a translator fills them in the ``.po``).
+
+def update_catalogs() -> dict[str, list[str]]:
+    """Re-extract every catalog's messages, keep every existing translation (a message that moved from
+    one catalog to another keeps its translation), rewrite the ``.po`` files, compile.
+
+    Returns, per catalog and language, the messages still untranslated (a translator fills them in).
     """
-    messages = extract()
+    every = catalogs()
     untranslated: dict[str, list[str]] = {}
     for language in Language:
-        path = po_path(language)
-        known: dict[str, str] = {}
-        if path.exists():
-            known = {m.msgid: m.msgstr for m in parse_po(path.read_text(encoding="utf-8"), origin=str(path))}
-        if language is Language.ENGLISH:
-            known = {m: m for m in messages}
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(po_text(language, messages, known), encoding="utf-8")
-        compile_catalog(language)
-        untranslated[language.value] = sorted(m for m in messages if not known.get(m))
+        pool: dict[str, str] = {}
+        for catalog in every:
+            pool.update({k: v for k, v in _read(catalog.po(language)).items() if v})
+        for catalog in every:
+            messages = extract(catalog.root)
+            known = {**pool, **{k: v for k, v in _read(catalog.po(language)).items() if v}}
+            if language is Language.ENGLISH:
+                known = {m: m for m in messages}
+            path = catalog.po(language)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(po_text(language, messages, known), encoding="utf-8")
+            compile_catalog(language, catalog)
+            untranslated[f"{catalog.domain} {language.value}"] = sorted(m for m in messages if not known.get(m))
     return untranslated
 
 
@@ -258,8 +318,9 @@ def main(argv: list[str] | None = None) -> int:
         for language, missing in update_catalogs().items():
             print(f"{language}: {len(missing)} untranslated" + (": " + "; ".join(missing) if missing else ""))
         return 0
-    for language in Language:
-        print(compile_catalog(language))
+    for catalog in catalogs():
+        for language in Language:
+            print(compile_catalog(language, catalog))
     return 0
 
 

@@ -101,8 +101,9 @@ class OpenGame:
 # ---- the store ------------------------------------------------------------------------------
 
 
-def create(setup: GameSetup, directory: Path | None = None, game: str = "fujikoro") -> OpenGame:
-    """A new game file in the games folder, with the game's data (and the group's corrections) in its header."""
+def create(setup: GameSetup | Mapping[str, Any], directory: Path | None = None, *, game: str) -> OpenGame:
+    """A new game file in the games folder, with the game's data (and the group's corrections) in its header.
+    ``setup`` is the game's setup (its ``config()``, or the JSON object itself); ``game`` its registry name."""
     from companion.registry import game as game_module
     from store.gamelog import Header
     from store.games import new_game_path
@@ -110,7 +111,8 @@ def create(setup: GameSetup, directory: Path | None = None, game: str = "fujikor
     from store.sessions import factories, new_session
 
     made = game_module(game).new_game(read_overrides())
-    header = Header(game, made.version, setup.config(), made.data, created_at=time.time())
+    config = setup.config() if isinstance(setup, GameSetup) else dict(setup)
+    header = Header(game, made.version, config, made.data, created_at=time.time())
     path = new_game_path(directory)
     path.parent.mkdir(parents=True, exist_ok=True)
     file, session = new_session(path, header, factories())
@@ -125,6 +127,29 @@ def open_game(path: str) -> OpenGame:
         raise FileNotFoundError(path)
     file, session = open_session(path, factories())
     return OpenGame(str(path), session, file)
+
+
+def game_of(path: str | None) -> str | None:
+    """The game (registry name) a saved game file holds, without replaying it; None if it does not open."""
+    from store.gamelog import GameFile, StoreError
+
+    if not path or not Path(path).is_file():
+        return None
+    try:
+        with GameFile.open(path) as file:
+            return file.header.game
+    except (StoreError, OSError, ValueError):
+        return None
+
+
+def last_path(hint: str | None) -> str | None:
+    """The game file the app resumes: the settings' last game if it is still there, else the newest."""
+    from store.games import last_game
+
+    if hint and Path(hint).is_file():
+        return hint
+    newest = last_game()
+    return str(newest) if newest is not None else None
 
 
 def open_last(hint: str | None) -> OpenGame | None:

@@ -24,6 +24,7 @@ from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.screenmanager import NoTransition, ScreenManager
 
 from companion import registry
+from ui import session as session_port
 from ui import settings as settings_store
 from ui import widgets  # noqa: F401 - registers the shared widgets with the kv Factory
 from ui.hosting import GameApp, GameScreen, hosted
@@ -78,7 +79,14 @@ class FujiKoroApp(App):
         super().__init__(**kwargs)
         self.options = options or AppOptions()
         self.settings = settings_store.load()
-        self.game_name, self.parts = hosted(self.options.play or self.settings.last_played or None)
+        # Host the game asked for (--play), else the game of the file the app resumes, else the last one
+        # played; the saved game resumes when it is of the hosted game. A first start opens on Games.
+        last = session_port.last_path(self.settings.last_game or None)
+        last_kind = session_port.game_of(last)
+        wanted = self.options.play or last_kind or self.settings.last_played or None
+        self.game_name, self.parts = hosted(wanted)
+        self.resume_path = last if last_kind == self.game_name else None
+        self.first_screen = "games" if wanted is None else ""
         self.title = registry.game(self.game_name).title
         self.exit_code = 0
         self.theme = Theme()
@@ -87,9 +95,7 @@ class FujiKoroApp(App):
         self.tr = tr
         self.status = StatusModel(settings=self.settings)
         self.game = GameModel()
-        # The hosted game's view models, as app properties its .kv rules read (app.gear, app.pack ...).
-        for name, model in self.parts.models(self).items():
-            self.create_property(name, model, allownone=True)
+        self._install_models()
         self.convention = ConventionModel(self.game)
         self.driver: Any = None
         self.errors: list[str] = []
@@ -117,7 +123,8 @@ class FujiKoroApp(App):
         self.screens = self._screen_list(self.parts)
         self._screens = {screen.name: (screen.module, screen.cls) for screen in self.screens}
         self._build_nav(root)
-        self._ensure_screen(self.screens[0].name, manager)  # the rest are built after the first frame, one per frame
+        self._ensure_screen(self.first_screen or self.screens[0].name, manager)
+        self.current_screen = manager.current  # the rest are built after the first frame, one per frame
         manager.bind(current=self._on_current)
         return root
 
@@ -138,6 +145,46 @@ class FujiKoroApp(App):
             self._ensure_screen(missing[0])
             Clock.schedule_once(self._build_next_screen, 0.05)
 
+    def _install_models(self) -> None:
+        """The hosted game's view models, as app properties its .kv rules read (app.gear, app.pack ...)."""
+        for name, model in self.parts.models(self).items():
+            if self.property(name, quiet=True) is None:
+                self.create_property(name, model, allownone=True)
+            else:
+                setattr(self, name, model)
+
+    def host(self, name: str, resume: str | None = None) -> None:
+        """Host the game ``name`` (its screens fill the navigation) and open its start screen, or resume
+        the saved game at ``resume``. The open game is closed first: it is safe in its file."""
+        if name != self.game_name:
+            manager: ScreenManager = self.root.ids.screens
+            self.parts.close(self)
+            self.game.forget()
+            for screen in self.screens[: len(self.parts.screens)]:
+                if screen.name in manager.screen_names:
+                    manager.remove_widget(manager.get_screen(screen.name))
+            self.game_name, self.parts = hosted(name)
+            self.title = registry.game(self.game_name).title
+            self._install_models()
+            self.screens = self._screen_list(self.parts)
+            self._screens = {screen.name: (screen.module, screen.cls) for screen in self.screens}
+            self.root.ids.nav_bar.clear_widgets()
+            self._build_nav(self.root)
+            self._use_table_script()
+            self.save_settings(last_played=self.game_name)
+        if resume:
+            self.game.open_path(resume)
+        else:
+            self.go(self.screens[0].name)
+
+    def _use_table_script(self) -> None:
+        parts = self.parts
+        self.status.table_parts = (lambda: parts.table(self)) if parts.table is not None else None
+        table = self.status.table
+        if table is not None:
+            script, dice = self.status.table_parts() if self.status.table_parts is not None else (None, None)
+            table.use(script, dice)
+
     @staticmethod
     def _screen_list(parts: GameApp) -> tuple[GameScreen, ...]:
         """The game's screens, then the shell's own (settings)."""
@@ -155,8 +202,7 @@ class FujiKoroApp(App):
 
     def on_start(self) -> None:
         Clock.schedule_once(self._first_frame, 0)
-        parts = self.parts
-        self.status.table_parts = (lambda: parts.table(self)) if parts.table is not None else None
+        self._use_table_script()
         self.status.initial_state = self._state_event
         self.status.bind(on_device_event=self._on_device_event)
         self.game.bind(on_game_event=lambda _m, event: self.status.forward(event))
@@ -167,7 +213,8 @@ class FujiKoroApp(App):
         self._start_panel()
         self._configure_convention()
         self.game.bind(on_opened=self._on_game_opened, phase=self._on_phase)
-        self.game.resume_last(self.settings.last_game or None)
+        if self.resume_path:
+            self.game.resume_last(self.resume_path)
         if self.options.script:
             from ui.testdriver import Driver
 
@@ -247,10 +294,8 @@ class FujiKoroApp(App):
             self.save_settings(last_game=self.game.path)
         if self.game_name != self.settings.last_played:
             self.save_settings(last_played=self.game_name)
-        if self.current_screen == self.screens[0].name:
-            landing = self.parts.landing(self.game.phase)
-            if landing:
-                self.go(landing)
+        if self.current_screen in (self.screens[0].name, "games"):
+            self.go(self.parts.landing(self.game.phase) or self.screens[0].name)
 
     def _on_phase(self, _model: Any, phase: str) -> None:
         self.parts.on_phase(self, phase)

@@ -183,6 +183,13 @@ class Driver:
                 threading.Thread(target=emulator.press, args=(step["button"],), daemon=True).start()
             else:
                 threading.Thread(target=emulator.shake_tray, kwargs={"dice": step["dice"]}, daemon=True).start()
+        elif kind == "read_leds":
+            # What the (emulated) table's LED chain and player light show now, as [r, g, b] lists.
+            table = self.app.status.table
+            if table is None:
+                raise DriverError("no table is connected")
+            self.report["reads"][step["key"]] = {"chain": [list(rgb) for rgb in table.led_colours()],
+                                                 "player": list(table.player_colour())}
         elif kind == "gpio":
             if self.app.panel is None:
                 raise DriverError("no GPIO panel is running (gpio_panel = true in app.toml)")

@@ -1,5 +1,7 @@
 """A tiny second game: a counter. It proves the platform knows no game: it registers itself and plays
-through the session engine and the store with no change to any shared file.
+through the session engine, the store, the hub, the table's LEDs (``leds.py``: the bar fills towards the
+goal) and the app (``app/``: one screen, reached from the Games screen) with no change to any shared file.
+The app finds it through ``TABLE_COMPANION_GAMES=counter_game`` (with ``tests`` on the path).
 
 Commands: ``{"type": "add", "n": 3}`` adds (only positive numbers), ``{"type": "random"}`` adds a die
 the app rolls (an undo barrier, seeded in the log); the game is over at 100.
@@ -41,9 +43,11 @@ class Counter:
         if command["type"] == "add":
             if command["n"] < 0:
                 raise CommandError("only positive numbers are added")
-            return Outcome(Tally(state.total + command["n"]), (("added", {"n": command["n"]}),))
+            total = state.total + command["n"]
+            return Outcome(Tally(total), (("added", {"n": command["n"], "total": total, "goal": self.goal}),))
         if command["type"] == "random":
-            return Outcome(Tally(state.total + random.Random(command["seed"]).randint(1, 6)))
+            total = state.total + random.Random(command["seed"]).randint(1, 6)
+            return Outcome(Tally(total), (("added", {"total": total, "goal": self.goal}),))
         raise CommandError("unknown command")
 
     def describe(self, state: Tally, command: Mapping[str, Any], events: Any = None) -> str:
@@ -56,7 +60,7 @@ class Counter:
         return state.total >= self.goal
 
     def state_json(self, state: Tally) -> dict[str, Any]:
-        return {"total": state.total}
+        return {"total": state.total, "goal": self.goal, "phase": "ended" if self.is_over(state) else "playing"}
 
     def result(self, state: Tally) -> Result | None:
         """A finished count is the group's one shared result: category "count", no tie-break."""
@@ -66,11 +70,19 @@ class Counter:
                                                            categories={"count": state.total}),))
 
 
+def _app() -> Any:
+    from counter_game.app import game_app
+
+    return game_app()
+
+
 GAME = GameModule(
     name="counter",
     title="Counter",
     rules=lambda data: Counter(int(data.get("goal", 100))),
     new_game=lambda _overrides: NewGame("1", {"goal": 100}),
     players=(1, 1),
+    app=_app,
+    package=__name__,
 )
 register(GAME)

@@ -76,6 +76,8 @@ def run_app(xvfb_display: str, tmp_path: Path) -> Callable[..., dict[str, Any]]:
             # A sound output that plays to nowhere: the real SDL mixer path, without a sound card.
             "SDL_AUDIODRIVER": "dummy",
             "FUJIKORO_CACHE_DIR": str(tmp_path / "cache"),
+            # These scripts play Fuji Koro unless they say otherwise (a first start would open on Games).
+            "FUJIKORO_UI_PLAY": "fujikoro",
             **(env or {}),
         }
         result = subprocess.run([sys.executable, "-m", "ui.app"], cwd=REPO, env=environment,

@@ -13,8 +13,11 @@ from typing import Any
 
 from kivy.lang import Builder
 
+from ui.i18n import N_
+
 SCREENS: tuple[tuple[str, str, str, str], ...] = (
-    ("settings", "Settings", "ui.screens.settings", "SettingsScreen"),
+    ("games", N_("Games"), "ui.screens.games", "GamesScreen"),
+    ("settings", N_("Settings"), "ui.screens.settings", "SettingsScreen"),
 )
 
 _LOADED: set[str] = set()

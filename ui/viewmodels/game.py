@@ -66,8 +66,9 @@ class GameModel(EventDispatcher):  # type: ignore[misc]
         """Open the last game (the path in the settings, else the store's newest) on the worker."""
         self._run(lambda: session_port.open_last(hint), self._opened, quiet_missing=True)
 
-    def new_game(self, setup: session_port.GameSetup) -> None:
-        self._run(lambda: session_port.create(setup), self._opened)
+    def new_game(self, setup: Any, game: str) -> None:
+        """Start a new game of ``game`` (a registry name) with its setup (``config()`` or a JSON object)."""
+        self._run(lambda: session_port.create(setup, game=game), self._opened)
 
     def open_path(self, path: str) -> None:
         self._run(lambda: session_port.open_game(path), self._opened)
@@ -77,6 +78,15 @@ class GameModel(EventDispatcher):  # type: ignore[misc]
         self.open_game = None
         if game is not None:
             self._worker.submit(game.close)
+
+    def forget(self) -> None:
+        """Close the open game (it is safe in its file) and show no game (another game is hosted)."""
+        self.close()
+        for name, prop in self.properties().items():
+            if name not in ("open_game",):
+                prop.set(self, prop.defaultvalue)
+        self._said = ("", "", "", [])
+        self._summarise()
 
     def _opened(self, game: session_port.OpenGame | None) -> None:
         if game is None:

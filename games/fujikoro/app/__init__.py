@@ -8,14 +8,15 @@ from __future__ import annotations
 from typing import Any
 
 from ui.hosting import GameApp, GameScreen
+from ui.i18n import N_
 
 SCREENS = (
-    GameScreen("start", "Game", "games.fujikoro.app.screens.start", "StartScreen"),
-    GameScreen("table", "Table", "games.fujikoro.app.screens.table", "TableScreen"),
-    GameScreen("combat", "Combat", "games.fujikoro.app.screens.combat", "CombatScreen"),
-    GameScreen("gear", "Gear", "games.fujikoro.app.screens.gear", "GearScreen"),
-    GameScreen("scoring", "Scoring", "games.fujikoro.app.screens.scoring", "ScoringScreen"),
-    GameScreen("gamedata", "Game data", "games.fujikoro.app.screens.gamedata", "GameDataScreen"),
+    GameScreen("start", N_("Game"), "games.fujikoro.app.screens.start", "StartScreen"),
+    GameScreen("table", N_("Table"), "games.fujikoro.app.screens.table", "TableScreen"),
+    GameScreen("combat", N_("Combat"), "games.fujikoro.app.screens.combat", "CombatScreen"),
+    GameScreen("gear", N_("Gear"), "games.fujikoro.app.screens.gear", "GearScreen"),
+    GameScreen("scoring", N_("Scoring"), "games.fujikoro.app.screens.scoring", "ScoringScreen"),
+    GameScreen("gamedata", N_("Game data"), "games.fujikoro.app.screens.gamedata", "GameDataScreen"),
 )
 
 

@@ -61,7 +61,7 @@ class StartScreen(Screen):
             self.model.rename(i, row.ids.name.text)
         if not self.model.valid:
             return
-        App.get_running_app().game.new_game(self.model.game_setup())
+        App.get_running_app().game.new_game(self.model.game_setup(), "fujikoro")
 
     def resume(self) -> None:
         app = App.get_running_app()
