@@ -1,0 +1,1 @@
+"""Shogun as a game of the Table Companion."""
