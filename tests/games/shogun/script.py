@@ -134,7 +134,8 @@ def steps() -> list[Step]:
             # Out: purple 3, yellow 1 -> 3 against 1: Dee wins, 1 purple back, 2 hold Tamba.
             ("battle_b", PURPLE): act(PURPLE, "tajima", to="tamba", armies=2, out={PURPLE: 3, YELLOW: 1}),
         },
-        expect={("taxes", BLUE): {"winner": "defender"}, ("taxes", RED): {"winner": "defender"}, ("battle_a", RED): {"winner": "defender"},
+        expect={("taxes", BLUE): {"winner": "defender"}, ("taxes", RED): {"winner": "defender"},
+                ("battle_a", RED): {"winner": "defender"},
                 ("battle_b", PURPLE): {"winner": "attacker"}},
     )
 
