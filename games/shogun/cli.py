@@ -98,6 +98,7 @@ def run_battle(data: Any, pack: Pack) -> dict[str, Any]:
 
 
 def _model(data: Mapping[str, Any], pack: Pack) -> tuple[TowerModel, list[Throw]]:
+    """The model: given as {"p", "q"}, or fitted from "throws" ([{thrown, inside_before, out}]), else the pack's."""
     throws: list[Throw] = []
     for i, item in enumerate(data.get("throws", []) or []):
         if not isinstance(item, Mapping):
@@ -215,7 +216,8 @@ def run_bids(data: Any, pack: Pack) -> dict[str, Any]:
         raise CliError("chests_before: expected {player: chests}")
     chests = clean({p: before.get(p, 0) for p in players}, "chests_before")
     parsed = {p: bidding.parse_bid(p, raw.get(p, {"none": True})) for p in players}
-    settled = bidding.settle(players, parsed, chests, above_cash=str(data.get("above_cash", "warn")))
+    above_cash = str(data.get("above_cash", pack.options.a10_bid_above_cash))
+    settled = bidding.settle(players, parsed, chests, above_cash=above_cash)
     report = settled.to_json()
     report["paid_to_bank"] = {p: settled.paid[p] for p in players}
     report["chests_after"] = {p: settled.chests_after[p] for p in players}

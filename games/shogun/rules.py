@@ -26,7 +26,7 @@ from games.shogun import battle as battles
 from games.shogun import bids as bidding
 from games.shogun import winter as winters
 from games.shogun.battle import BattleError, BattleSetup, Province
-from games.shogun.odds import exact_odds, fit
+from games.shogun.odds import TowerModel, exact_odds, fit
 from games.shogun.pack import ACTIONS as ACTION_IDS
 from games.shogun.pack import BUILDINGS, GREEN, SPECIALS, Pack
 from games.shogun.scoring import PlayerScore, RegionCount, holdings_from_provinces, score
@@ -238,7 +238,8 @@ class ShogunRules:
                 supply[colour] += n
         return replace(state, supply=supply, peasant_supply=peasants)
 
-    def _model(self, state: State) -> Any:
+    def model(self, state: State) -> TowerModel:
+        """The tower model for odds: fitted from this game's throws once there are enough (spec 12.3)."""
         return fit(state.tower.throws, self.pack.tower_prior)
 
     # ---- setup commands -----------------------------------------------------------------------
@@ -590,7 +591,7 @@ class ShogunRules:
             state = self._move(state, pid, to, armies)
             return state, (_log(f"{state.name(player)} moves {armies} from {self._pname(state, pid)} to "
                                 f"{self._pname(state, to)}"),)
-        setup = self._battle_setup(state, player, pid, to, armies, command)
+        setup = self.battle_setup(state, player, pid, to, armies, command)
         state = self._set(state, pid, replace(prov, armies=prov.armies - armies))
         if target.owner is not None:
             state = self._set(state, to, replace(target, armies=0))
@@ -600,7 +601,7 @@ class ShogunRules:
         return state, (_log(f"{state.name(player)} attacks {self._pname(state, to)} from {self._pname(state, pid)} "
                             f"with {armies}: {text}"),)
 
-    def _battle_setup(self, state: State, player: str, source: str, to: str, armies: int,
+    def battle_setup(self, state: State, player: str, source: str, to: str, armies: int,
                       command: Mapping[str, Any]) -> BattleSetup:
         target = state.provinces[to]
         kind = "attack" if target.owner is not None else "neutral"
@@ -633,7 +634,7 @@ class ShogunRules:
             warnings = (f"only {state.peasant_supply} peasant cube(s) left for {greens_needed} (spec 9)",)
             setup = replace(setup, winter_extra_peasants=max(0, setup.winter_extra_peasants
                                                                - (greens_needed - state.peasant_supply)))
-        odds = exact_odds(setup, state.tower.tray, state.tower.inside, self._model(state)).to_json()
+        odds = exact_odds(setup, state.tower.tray, state.tower.inside, self.model(state)).to_json()
         prediction = {k: float(v) for k, v in odds.items() if k.startswith("p_")}
         result = battles.resolve(setup, state.tower, command["out"], add_token_if_held=add_token,
                                  prediction=prediction, label=label)

@@ -110,13 +110,13 @@ def bids_view(rules: ShogunRules, state: State) -> dict[str, Any]:
 def battle_helper(rules: ShogunRules, state: State, source: str, to: str, armies: int,
                   attack_bonus: bool = True, defence_bonus: bool = True) -> dict[str, Any]:
     """Before a Battle/Move: what goes into the tower, the odds, and the model's track record beside them."""
-    setup = rules._battle_setup(state, state.provinces[source].owner or "", source, to, armies,
+    setup = rules.battle_setup(state, state.provinces[source].owner or "", source, to, armies,
                                 {"attack_bonus": attack_bonus, "defence_bonus": defence_bonus})
     return battle_odds_view(rules, state, setup)
 
 
 def battle_odds_view(rules: ShogunRules, state: State, setup: BattleSetup) -> dict[str, Any]:
-    model = rules._model(state)
+    model = rules.model(state)
     odds = exact_odds(setup, state.tower.tray, state.tower.inside, model)
     return {"goes_in": setup.what_goes_in(state.tower.tray), "added": setup.added(),
             "tray": dict(state.tower.tray), "odds": odds.to_json(),
