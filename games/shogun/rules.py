@@ -143,9 +143,20 @@ class ShogunRules:
     # ---- engine protocol --------------------------------------------------------------------
     def prepare(self, state: State, command: Mapping[str, Any], new_seed: Callable[[], int]) -> dict[str, Any]:
         out = dict(command)
-        if out.get("draw") is True and "seed" not in out:
+        if out.get("draw") is True and "seed" not in out and not self._nothing_to_draw(state, out):
             out["seed"] = new_seed()
         return out
+
+    def _nothing_to_draw(self, state: State, command: Mapping[str, Any]) -> bool:
+        """Bids with "draw" ask the app to shuffle tied bids: without a tie nothing is drawn (and no barrier)."""
+        if command.get("type") != "bids" or not isinstance(command.get("bids"), Mapping):
+            return False
+        try:
+            parsed = {p: bidding.parse_bid(p, command["bids"].get(p, {"none": True})) for p in state.players}
+        except bidding.BidError:
+            return False
+        ranks = [b.rank for b in parsed.values()]
+        return len(set(ranks)) == len(ranks)
 
     def is_automated_random(self, command: Mapping[str, Any]) -> bool:
         """App draws (a seed in the command) and tower throws are undo barriers."""

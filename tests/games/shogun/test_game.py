@@ -248,3 +248,52 @@ def test_a_game_with_no_map_scores_orders_turns_fights_and_winters() -> None:
     assert session.state.vp["blue"] == 6 + 2 + 3
     assert session.state.vp["red"] == 4 + 1 + 2
     assert session.state.vp["yellow"] == 4 + 1 + 1
+
+
+def test_hidden_action_cards_are_turned_up_one_at_a_time() -> None:
+    """Spec 4.1 and A1 (default: just before it is carried out): cards 6-10 lie face down; a row laid by hand
+    is entered as far as it is known and each hidden card when it is turned up."""
+    rules = _rules(CORRECTIONS)
+    session: Session[Any] = Session(rules, CONFIG)
+    session.do(steps()[0][0])
+    session.do({"type": "lay_out", "actions": ["taxes", "rice", "castle", "temple", "theatre"],
+                "specials": ["chest_plus_1", "rice_plus_1", "six_armies", "attack_plus_1", "defence_plus_1"],
+                "events": ["e01", "e02", "e03", "e04"]})
+    session.do({"type": "draw_event", "event": "e01"})
+    session.do({"type": "bids", "bids": {}, "draw": True})  # nobody bids: a 4-way tie, shuffled by the app
+    assert session.undo_blocked()
+    for player in session.state.choosing:
+        session.do({"type": "take_special", "player": player,
+                    "card": next(c for c in session.state.special_row
+                                 if session.state.special_row.index(c) + 1 not in session.state.spaces.values())})
+    row = views.action_row(rules, session.state)
+    assert [c["face_up"] for c in row] == [True] * 5 + [False] * 5
+    for _ in range(5 * 4):
+        session.do({"type": "act", "player": session.state.current_player, "province": None})
+    with pytest.raises(CommandError, match="turn up the next action card"):
+        session.do({"type": "act", "player": session.state.current_player, "province": None})
+    session.do({"type": "reveal_action", "action": "deploy3"})
+    assert views.action_row(rules, session.state)[5]["name"] == "Deploy 3"
+    with pytest.raises(CommandError, match="known already"):
+        session.do({"type": "reveal_action", "action": "taxes"})
+
+
+def test_bids_without_a_tie_draw_nothing_and_are_no_barrier() -> None:
+    rules = _rules(CORRECTIONS)
+    session: Session[Any] = Session(rules, CONFIG)
+    for command, _ in steps()[:3]:
+        session.do(command)
+    session.do({"type": "bids", "bids": {"blue": {"war_chest_card": 2}, "red": {"war_chest_card": 1},
+                                          "yellow": {"province_card": "kii"}}, "draw": True})
+    assert "seed" not in (session.records[-1].command or {}) and not session.undo_blocked()
+
+
+def test_cubes_that_fell_out_by_themselves_are_recorded_and_audited() -> None:
+    """Spec 6.1: a cube that falls out between battles waits in the tray; the audit still adds up (12.1)."""
+    rules = _rules(CORRECTIONS)
+    session: Session[Any] = Session(rules, CONFIG)
+    session.do(steps()[0][0])
+    session.do({"type": "fell_out", "out": {"yellow": 1}})
+    assert session.state.tower.tray == {"yellow": 1} and session.state.tower.inside["yellow"] == 2
+    _audit_ok(rules, session)
+    assert session.undo_description() == "Fell out of the tower by itself: 1 yellow"
