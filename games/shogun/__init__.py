@@ -1,0 +1,44 @@
+"""Shogun (Dirk Henn, Queen Games 2006) as a game of the Table Companion (issue 17).
+
+Where things are:
+
+* ``pack.py`` + ``data/shogun.toml`` - the data pack (map, supply table, events, tower model, rule options),
+  every value with its status;
+* ``tower.py`` - the tower's bookkeeping (inside, tray, throws) and the cube audit;
+* ``battle.py`` - what goes into the tower, the counting rule, the consequences;
+* ``odds.py`` - the tower model, exact odds, Monte Carlo, the maximum-likelihood fit, the track record;
+* ``bids.py``, ``winter.py``, ``scoring.py`` - turn order, winter supply, winter scoring;
+* ``state.py`` + ``rules.py`` - the game on the session engine; ``views.py`` - what screens show;
+* ``cli.py`` - ``table-companion shogun battle|score|winter|bids|odds``.
+
+The specification is ``../shared/rules/shogun.md`` (cited as "spec N" throughout).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from companion.registry import GameModule, NewGame
+from games.shogun.pack import load, parse
+from games.shogun.rules import GAME_NAME, ShogunRules
+
+
+def _rules(data: Mapping[str, Any]) -> ShogunRules:
+    raw = data.get("pack")
+    return ShogunRules(parse(raw) if isinstance(raw, Mapping) else load())
+
+
+def _new_game(corrections: Mapping[str, Any]) -> NewGame:
+    """A new game keeps the whole data pack, with the group's corrections, in its file."""
+    pack = load(dict(corrections))
+    return NewGame(pack.version, {"pack": dict(pack.raw)})
+
+
+def _cli(subparsers: Any) -> None:
+    from games.shogun.cli import register
+
+    register(subparsers)
+
+
+GAME = GameModule(name=GAME_NAME, title="Shogun", rules=_rules, new_game=_new_game, players=(3, 5), cli=_cli)

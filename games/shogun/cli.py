@@ -1,0 +1,234 @@
+"""``table-companion shogun battle|score|winter|bids|odds|pack``: the rules calculator (issue 17, item 6).
+
+Each verb reads one JSON object (a file, or ``-``/nothing for standard input) and prints one JSON object;
+extra keys in the input are ignored; bad input exits with status 2 and one line on standard error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from companion.datastatus import DataPackError, status_counts
+from games.shogun import bids as bidding
+from games.shogun import winter as winters
+from games.shogun.battle import BattleError, BattleSetup, resolve
+from games.shogun.odds import TowerModel, exact_odds, fit, track_record
+from games.shogun.pack import GREEN, Pack, default_pack, what_to_check_first
+from games.shogun.rules import setup_from_json
+from games.shogun.scoring import RegionCount, holdings_from_provinces, score
+from games.shogun.tower import Throw, Tower, TowerError, clean
+from ui.cli import CliError
+
+
+def read_json_input(name: str) -> Any:
+    """The command line's one JSON reader (``ui.cli.gear.read_json_input``), imported at run time: ``ui`` is not
+    under mypy --strict, and a static import would pull its unchecked modules into the games' check."""
+    return importlib.import_module("ui.cli.gear").read_json_input(name)
+
+VERBS: dict[str, str] = {
+    "battle": "settle a battle or revolt from the tray counts (what goes back, what stays, the province after)",
+    "odds": "a battle's odds before the throw, from the tower model (fitted from recorded throws if given)",
+    "score": "a winter's scoring from provinces (or per-region counts) with the majorities",
+    "winter": "rice loss, unsupplied provinces and revolts per player from the supply table",
+    "bids": "bids paid to the bank and the choosing order",
+    "pack": "the data pack's statuses and what a group should check first",
+}
+
+
+def register(subparsers: Any) -> None:
+    for verb, text in VERBS.items():
+        parser = subparsers.add_parser(verb, help=text, description=text + ". One JSON object in, one out.")
+        parser.add_argument("file", nargs="?", default="-", help="a JSON file, or - for standard input (default)")
+        parser.set_defaults(handler=_handler(HANDLERS[verb]))
+
+
+def _handler(run: Callable[[Any, Pack], dict[str, Any]]) -> Callable[[argparse.Namespace], int]:
+    def handle(args: argparse.Namespace) -> int:
+        data = {} if run is run_pack else read_json_input(args.file)
+        if run is not run_pack and not isinstance(data, dict):
+            raise CliError("expected one JSON object")
+        try:
+            report = run(data, default_pack())
+        except (BattleError, TowerError, bidding.BidError, DataPackError) as error:
+            raise CliError(str(error)) from None
+        json.dump(report, sys.stdout)
+        sys.stdout.write("\n")
+        return 0
+
+    return handle
+
+
+def _counts(data: Mapping[str, Any], key: str) -> dict[str, int]:
+    value = data.get(key, {})
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise CliError(f"{key}: expected {{colour: number of cubes}}, got {value!r}")
+    return clean(value, key)
+
+
+def _colours(data: Mapping[str, Any]) -> None:
+    for key in ("attacker", "defender"):
+        value = data.get(key)
+        if value is not None and (not isinstance(value, str) or value == GREEN):
+            raise CliError(f"{key}: expected a player colour (not green), got {value!r}")
+
+
+def _setup(data: Mapping[str, Any], pack: Pack) -> BattleSetup:
+    _colours(data)
+    return setup_from_json(data, _counts(data, "tray_before"), a4=pack.options.a4_losses)
+
+
+def run_battle(data: Any, pack: Pack) -> dict[str, Any]:
+    setup = _setup(data, pack)
+    if "tower_out" not in data:
+        raise CliError("tower_out: enter what came out of the tower per colour (the tray's counts)")
+    tower = Tower(_counts(data, "tower_inside_before"), _counts(data, "tray_before"))
+    token = bool(data.get("tax_or_rice")) or (data.get("kind") == "revolt" and bool(data.get("winter")) and
+                                              pack.options.a12_winter_token)
+    result = resolve(setup, tower, _counts(data, "tower_out"), add_token_if_held=token)
+    report = result.to_json()
+    report["goes_in"] = setup.what_goes_in(tower.tray)
+    return report
+
+
+def _model(data: Mapping[str, Any], pack: Pack) -> tuple[TowerModel, list[Throw]]:
+    """The model: given as {"p", "q"}, or fitted from "throws" ([{thrown, inside_before, out}]), else the pack's."""
+    throws: list[Throw] = []
+    for i, item in enumerate(data.get("throws", []) or []):
+        if not isinstance(item, Mapping):
+            raise CliError(f"throws[{i}]: expected {{thrown, inside_before, out}}")
+        throws.append(Throw("battle", str(item.get("label", i + 1)), _counts(item, "thrown"), {},
+                            _counts(item, "inside_before"), _counts(item, "out")))
+    given = data.get("model")
+    if isinstance(given, Mapping):
+        p, q = given.get("p"), given.get("q")
+        for name, value in (("model.p", p), ("model.q", q)):
+            if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+                raise CliError(f"{name}: expected a probability between 0 and 1, got {value!r}")
+        assert isinstance(p, int | float) and isinstance(q, int | float)
+        return TowerModel(float(p), float(q), "given"), throws
+    return fit(throws, pack.tower_prior), throws
+
+
+def run_odds(data: Any, pack: Pack) -> dict[str, Any]:
+    setup = _setup(data, pack)
+    model, throws = _model(data, pack)
+    odds = exact_odds(setup, _counts(data, "tray_before"), _counts(data, "tower_inside_before"), model)
+    report = odds.to_json()
+    report["goes_in"] = setup.what_goes_in(_counts(data, "tray_before"))
+    if throws:
+        report["track_record"] = track_record(throws, model).to_json()
+    return report
+
+
+def _players(data: Mapping[str, Any]) -> list[str]:
+    players = data.get("players")
+    if isinstance(players, Mapping):
+        players = list(players)
+    if not isinstance(players, list) or not players or not all(isinstance(p, str) for p in players):
+        raise CliError("players: expected a list of player ids")
+    return list(players)
+
+
+def run_score(data: Any, pack: Pack) -> dict[str, Any]:
+    players = _players(data)
+    if "holdings" in data:
+        holdings = _holdings(data["holdings"], players)
+    else:
+        rows = []
+        provinces = data.get("provinces")
+        if not isinstance(provinces, list):
+            raise CliError("provinces: expected a list of {id, region, controller, buildings}")
+        for i, item in enumerate(provinces):
+            if not isinstance(item, Mapping) or not isinstance(item.get("region"), str):
+                raise CliError(f"provinces[{i}]: expected {{id, region, controller, buildings}} with a region")
+            controller = item.get("controller")
+            if controller is not None and controller not in players:
+                raise CliError(f"provinces[{i}].controller: {controller!r} is not one of the players")
+            from games.shogun.battle import buildings_list
+
+            rows.append((item["region"], controller, buildings_list(item.get("buildings"),
+                                                                    f"provinces[{i}].buildings")))
+        holdings = holdings_from_provinces(rows)
+    scores = score(players, holdings, pack.scoring, needs_building=pack.options.a9_majority_needs_building)
+    return {p: s.to_json() for p, s in scores.items()}
+
+
+def _holdings(value: Any, players: list[str]) -> dict[str, dict[str, RegionCount]]:
+    if not isinstance(value, Mapping):
+        raise CliError("holdings: expected {player: {region: {provinces, castle, temple, theatre}}}")
+    out: dict[str, dict[str, RegionCount]] = {}
+    for player, regions in value.items():
+        if player not in players or not isinstance(regions, Mapping):
+            raise CliError(f"holdings.{player}: not a player, or not {{region: counts}}")
+        out[player] = {}
+        for region, counts in regions.items():
+            if not isinstance(counts, Mapping):
+                raise CliError(f"holdings.{player}.{region}: expected {{provinces, castle, temple, theatre}}")
+            clean_counts = clean({k: counts.get(k, 0) for k in ("provinces", "castle", "temple", "theatre")},
+                                 f"holdings.{player}.{region}")
+            out[player][region] = RegionCount(**clean_counts)
+    return out
+
+
+def run_winter(data: Any, pack: Pack) -> dict[str, Any]:
+    loss = data.get("winter_event_rice_loss")
+    if isinstance(loss, bool) or not isinstance(loss, int) or loss < 0:
+        raise CliError(f"winter_event_rice_loss: expected a whole number, 0 or more, got {loss!r}")
+    players = data.get("players")
+    if not isinstance(players, Mapping) or not players:
+        raise CliError("players: expected {id: {rice, provinces}}")
+    out: dict[str, Any] = {}
+    for player, entry in players.items():
+        if not isinstance(entry, Mapping):
+            raise CliError(f"players.{player}: expected {{rice, provinces}}")
+        provinces = entry.get("provinces")
+        if isinstance(provinces, list):
+            provinces = len(provinces)
+        values = clean({"rice": entry.get("rice", 0), "provinces": provinces if provinces is not None else 0},
+                       f"players.{player}")
+        line = winters.supply(pack, values.get("rice", 0), values.get("provinces", 0), loss)
+        report = line.to_json()
+        tokens = entry.get("revolt_tokens")
+        if isinstance(tokens, Mapping) and line.extra_peasants is not None:
+            report["peasants_per_province"] = {str(k): winters.peasants_for(int(v), line.extra_peasants)
+                                               for k, v in tokens.items() if isinstance(v, int)}
+        out[str(player)] = report
+    return out
+
+
+def run_bids(data: Any, pack: Pack) -> dict[str, Any]:
+    players = _players(data)
+    raw = data.get("bids", {})
+    if not isinstance(raw, Mapping):
+        raise CliError("bids: expected {player: {war_chest_card: n} | {province_card: name} | {none: true}}")
+    for player in raw:
+        if player not in players:
+            raise CliError(f"bids.{player}: not one of the players")
+    before = data.get("chests_before", {})
+    if not isinstance(before, Mapping):
+        raise CliError("chests_before: expected {player: chests}")
+    chests = clean({p: before.get(p, 0) for p in players}, "chests_before")
+    parsed = {p: bidding.parse_bid(p, raw.get(p, {"none": True})) for p in players}
+    above_cash = str(data.get("above_cash", pack.options.a10_bid_above_cash))
+    settled = bidding.settle(players, parsed, chests, above_cash=above_cash)
+    report = settled.to_json()
+    report["paid_to_bank"] = {p: settled.paid[p] for p in players}
+    report["chests_after"] = {p: settled.chests_after[p] for p in players}
+    return report
+
+
+def run_pack(data: Any, pack: Pack) -> dict[str, Any]:
+    return {"version": pack.version, "statuses": status_counts(pack.raw), "check_first": what_to_check_first(pack)}
+
+
+HANDLERS: dict[str, Callable[[Any, Pack], dict[str, Any]]] = {
+    "battle": run_battle, "odds": run_odds, "score": run_score, "winter": run_winter, "bids": run_bids,
+    "pack": run_pack,
+}
