@@ -4,7 +4,8 @@ The shell's catalogs live in ``ui/locale/<lang>/LC_MESSAGES/companion.po`` (the 
 and ``companion.mo`` (what :mod:`gettext` loads); each game with screens keeps its own beside its code
 (``games/<name>/locale/<lang>/LC_MESSAGES/<name>.po``), so adding a game adds its catalogs and touches
 no shared one. A lookup tries the shell's catalog, then every game's. The ``.mo`` files are committed
-so an installed app needs no build step; ``python -m ui.i18n`` rebuilds them and a test fails when one is older than its ``.po``.
+so an installed app needs no build step; ``python -m ui.i18n`` rebuilds them and a test fails when one
+is older than its ``.po``.
 The compiler is here (not GNU ``msgfmt``) so that neither CI nor a Raspberry Pi needs gettext tools.
 
 Game terms follow the rulebooks in ``shared/rules`` (cs, de): Siegpunkte/vítězné body, Initiative/

@@ -266,7 +266,7 @@ class _Reader:
         if not is_leaf(node):
             raise DataPackError(f"{path}: expected {{ value = ..., status = ... }}, got {node!r}")
         status = node["status"]
-        if status not in {s.value for s in Status if s is not Status.UNKNOWN}:
+        if status not in {s.value for s in Status if s in (Status.CONFIRMED, Status.DERIVED, Status.ASSUMED)}:
             raise DataPackError(f"{path}.status: must be confirmed, derived or assumed, got {status!r}")
         return node["value"]
 

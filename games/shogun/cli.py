@@ -7,13 +7,12 @@ extra keys in the input are ignored; bad input exits with status 2 and one line 
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from companion.datastatus import DataPackError, status_counts
+from companion.datapack import DataPackError, status_counts
 from games.shogun import bids as bidding
 from games.shogun import winter as winters
 from games.shogun.battle import BattleError, BattleSetup, resolve
@@ -22,13 +21,7 @@ from games.shogun.pack import GREEN, Pack, default_pack, what_to_check_first
 from games.shogun.rules import setup_from_json
 from games.shogun.scoring import RegionCount, holdings_from_provinces, score
 from games.shogun.tower import Throw, Tower, TowerError, clean
-from ui.cli import CliError
-
-
-def read_json_input(name: str) -> Any:
-    """The command line's one JSON reader (``ui.cli.gear.read_json_input``), imported at run time: ``ui`` is not
-    under mypy --strict, and a static import would pull its unchecked modules into the games' check."""
-    return importlib.import_module("ui.cli.gear").read_json_input(name)
+from ui.cli import CliError, read_json_input
 
 VERBS: dict[str, str] = {
     "battle": "settle a battle or revolt from the tray counts (what goes back, what stays, the province after)",

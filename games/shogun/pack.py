@@ -1,6 +1,6 @@
 """Shogun's data pack: the map, the supply table, the events, the tower model, the rule options (spec 9, 12.4).
 
-The shipped pack is ``games/shogun/data/shogun.toml``; every value carries a status (``companion.datastatus``).
+The shipped pack is ``games/shogun/data/shogun.toml``; every value carries a status (``companion.datapack``).
 Values the pack marks ``unknown`` are placeholders: the typed model holds ``None`` for them and the rules ask
 the table (or the calculators say "unknown") instead of guessing. A group's corrections are a flat mapping
 of dotted keys (``{"sides.sun.provinces.settsu.tax": 6}``) layered on top.
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from companion.datastatus import DataPackError, Reader, Status, apply_overrides, check_int
+from companion.datapack import DataPackError, Reader, Status, apply_overrides, check_int
 
 PACK_RESOURCE = "shogun.toml"
 GREEN = "green"

@@ -53,7 +53,7 @@ def run_combat(args: argparse.Namespace) -> int:
 
     setup = None
     if args.setup is not None:
-        from games.fujikoro.cli.gear import read_json_input
+        from ui.cli import read_json_input
 
         setup = read_json_input(str(args.setup))
     session_file = None

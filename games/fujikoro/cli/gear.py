@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any
 
-from ui.cli import CliError
+from ui.cli import CliError, read_json_input
 
 
 def register(subparsers: Any) -> None:
@@ -20,26 +20,6 @@ def register(subparsers: Any) -> None:
     )
     inspect.add_argument("file", nargs="?", default="-", help="a JSON file, or - for standard input (default)")
     inspect.set_defaults(handler=run_inspect)
-
-
-def read_json_input(name: str) -> Any:
-    """One JSON value from a file or stdin, with a one-line error for every way it can go wrong."""
-    try:
-        if name == "-":
-            text = sys.stdin.read()
-        else:
-            with open(name, encoding="utf-8") as handle:
-                text = handle.read()
-    except OSError as error:
-        raise CliError(f"cannot read {name}: {error.strerror or error}") from None
-    except UnicodeDecodeError:
-        raise CliError(f"{'standard input' if name == '-' else name} is not UTF-8 text") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        raise CliError(f"not JSON: {error.msg} at line {error.lineno} column {error.colno}") from None
-    except RecursionError:
-        raise CliError("not JSON this app can read: nested too deeply") from None
 
 
 def run_inspect(args: argparse.Namespace) -> int:

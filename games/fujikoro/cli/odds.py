@@ -89,8 +89,8 @@ def fight_from_request(data: Any, pack: Any) -> tuple[Any, Any]:
 
 def run_odds(args: argparse.Namespace) -> int:
     from games.fujikoro.cli.data import current_pack
-    from games.fujikoro.cli.gear import read_json_input
     from games.fujikoro.odds import OddsError, exact_odds, monte_carlo
+    from ui.cli import read_json_input
 
     pack = current_pack()
     fight, dice = fight_from_request(read_json_input(args.file), pack)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from companion.datastatus import DataPackError, Status, iter_leaves
+from companion.datapack import DataPackError, Status, iter_leaves
 from games.shogun.pack import default_pack, load, parse, shipped_raw, what_to_check_first
 
 
