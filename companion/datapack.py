@@ -119,10 +119,14 @@ def parse_value(text: str) -> Any:
 
 
 class Reader:
-    """Typed values out of a raw pack; every error names the dotted path and the bad value."""
+    """Typed values out of a raw pack; every error names the dotted path and the bad value.
 
-    def __init__(self, raw: Mapping[str, Any]) -> None:
+    ``statuses``: the statuses this game's shipped pack may use (a game without unknown values leaves
+    ``unknown`` out, so a placeholder can never slip into its rules)."""
+
+    def __init__(self, raw: Mapping[str, Any], statuses: frozenset[Status] = SHIPPED_STATUSES) -> None:
         self.raw = raw
+        self.statuses = statuses
 
     def section(self, path: str) -> dict[str, Any]:
         node: Any = self.raw
@@ -143,9 +147,16 @@ class Reader:
         if not is_leaf(node):
             raise DataPackError(f"{path}: expected {{ value = ..., status = ... }}, got {node!r}")
         status = node["status"]
-        if status not in {s.value for s in SHIPPED_STATUSES}:
-            raise DataPackError(f"{path}.status: must be confirmed, derived, assumed or unknown, got {status!r}")
+        allowed = [s.value for s in Status if s in self.statuses]
+        if status not in allowed:
+            words = ", ".join(allowed[:-1]) + f" or {allowed[-1]}"
+            raise DataPackError(f"{path}.status: must be {words}, got {status!r}")
         return dict(node)
+
+    def has(self, path: str) -> bool:
+        """Whether the pack holds a value at ``path`` (for values a pack may leave out)."""
+        parent, _, name = path.rpartition(".")
+        return name in (self.section(parent) if parent else self.raw)
 
     def status(self, path: str) -> Status:
         return leaf_status(self.node(path))

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from companion.datapack import DataPackError as DataPackError
+from companion.datapack import Reader, check_int, read_toml_resource
 from companion.datapack import Status as Status
 from companion.datapack import apply_overrides as apply_overrides
-from companion.datapack import check_int, read_toml_resource
 from companion.datapack import find as find
 from companion.datapack import is_leaf as is_leaf
 from companion.datapack import iter_leaves as iter_leaves
@@ -239,62 +239,18 @@ def shipped_raw() -> dict[str, Any]:
 # Validation: raw -> typed model.
 
 
-class _Reader:
-    """Reads typed values out of the raw pack, naming the dotted path in every error."""
+class _Reader(Reader):
+    """The kernel's reader over Fuji Koro's pack (no unknown values), with values a pack may leave out
+    and a board's grid sizes."""
 
     def __init__(self, raw: Mapping[str, Any]) -> None:
-        self.raw = raw
+        super().__init__(raw, frozenset({Status.CONFIRMED, Status.DERIVED, Status.ASSUMED}))
 
-    def section(self, path: str) -> dict[str, Any]:
-        node: Any = self.raw
-        for part in path.split("."):
-            if not isinstance(node, dict) or part not in node:
-                raise DataPackError(f"{path}: missing section")
-            node = node[part]
-        if not isinstance(node, dict) or is_leaf(node):
-            raise DataPackError(f"{path}: expected a section")
-        return node
-
-    def leaf(self, path: str, *, optional: bool = False) -> Any:
-        parent, _, name = path.rpartition(".")
-        section = self.section(parent)
-        if name not in section:
-            if optional:
-                return None
-            raise DataPackError(f"{path}: missing value")
-        node = section[name]
-        if not is_leaf(node):
-            raise DataPackError(f"{path}: expected {{ value = ..., status = ... }}, got {node!r}")
-        status = node["status"]
-        if status not in {s.value for s in Status if s in (Status.CONFIRMED, Status.DERIVED, Status.ASSUMED)}:
-            raise DataPackError(f"{path}.status: must be confirmed, derived or assumed, got {status!r}")
-        return node["value"]
-
-    def integer(self, path: str, *, minimum: int | None = 0, optional: bool = False) -> Any:
-        value = self.leaf(path, optional=optional)
-        if value is None and optional:
+    def integer(self, path: str, *, minimum: int | None = 0, maximum: int | None = None,
+                optional: bool = False) -> Any:
+        if optional and not self.has(path):
             return None
-        return check_int(path, value, minimum)
-
-    def boolean(self, path: str) -> bool:
-        value = self.leaf(path)
-        if not isinstance(value, bool):
-            raise DataPackError(f"{path}: expected true or false, got {value!r}")
-        return value
-
-    def text(self, path: str, choices: tuple[str, ...] | None = None) -> str:
-        value = self.leaf(path)
-        if not isinstance(value, str) or not value:
-            raise DataPackError(f"{path}: expected text, got {value!r}")
-        if choices is not None and value not in choices:
-            raise DataPackError(f"{path}: expected one of {', '.join(choices)}, got {value!r}")
-        return value
-
-    def int_list(self, path: str, *, minimum: int | None = 0) -> tuple[int, ...]:
-        value = self.leaf(path)
-        if not isinstance(value, list):
-            raise DataPackError(f"{path}: expected a list of whole numbers, got {value!r}")
-        return tuple(check_int(f"{path}[{i}]", item, minimum) for i, item in enumerate(value))
+        return super().integer(path, minimum=minimum, maximum=maximum)
 
     def grid(self, path: str) -> tuple[int, int]:
         rows_cols = self.int_list(path, minimum=1)
