@@ -53,9 +53,15 @@ class AppPaths:
     def settings(self) -> Path:
         return self.config / "app.toml"
 
-    @property
-    def data_overrides(self) -> Path:
-        return self.config / "data-overrides.toml"
+    #: The one game there was before games were packages: its corrections keep their old file name.
+    FIRST_GAME = "fujikoro"
+
+    def data_overrides(self, game: str) -> Path:
+        """A game's data-pack corrections (``data-overrides-<game>.toml``; Fuji Koro's file, written when it
+        was the only game, is ``data-overrides.toml``)."""
+        if game == self.FIRST_GAME:
+            return self.config / "data-overrides.toml"
+        return self.config / f"data-overrides-{game}.toml"
 
     @property
     def ledmap(self) -> Path:

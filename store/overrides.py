@@ -1,4 +1,4 @@
-"""The group's data-pack corrections: one small TOML file in the user's config dir.
+"""The group's data-pack corrections: one small TOML file per game in the user's config dir.
 
 The shipped pack is never edited. Corrections are a flat table of dotted keys to values, written
 atomically (temp file + rename) so a crash never leaves half a file.
@@ -23,12 +23,13 @@ def config_dir() -> Path:
     return app_paths().config
 
 
-def overrides_path() -> Path:
-    return app_paths().data_overrides
+def overrides_path(game: str) -> Path:
+    return app_paths().data_overrides(game)
 
 
-def read_overrides(path: Path | None = None) -> dict[str, Any]:
-    path = path or overrides_path()
+def read_overrides(game: str, path: Path | None = None) -> dict[str, Any]:
+    """A game's corrections (``game``: its registry name), {} when the group has made none."""
+    path = path or overrides_path(game)
     if not path.exists():
         return {}
     try:
@@ -43,12 +44,12 @@ def read_overrides(path: Path | None = None) -> dict[str, Any]:
     return values
 
 
-def write_overrides(values: dict[str, Any], path: Path | None = None) -> Path:
-    path = path or overrides_path()
+def write_overrides(game: str, values: dict[str, Any], path: Path | None = None) -> Path:
+    path = path or overrides_path(game)
     path.parent.mkdir(parents=True, exist_ok=True)
     header = (
-        "# Your group's corrections to the shipped Fuji Koro data pack.\n"
-        "# Change them with `fujikoro data set KEY VALUE` / `fujikoro data reset KEY`.\n"
+        f"# Your group's corrections to the shipped {game} data pack.\n"
+        "# Change them in the app's Game data screen or with the game's `data set` / `data reset` verbs.\n"
     )
     body = tomli_w.dumps({"values": dict(sorted(values.items()))})
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".overrides-", suffix=".toml")

@@ -110,7 +110,7 @@ def create(setup: GameSetup | Mapping[str, Any], directory: Path | None = None, 
     from store.overrides import read_overrides
     from store.sessions import factories, new_session
 
-    made = game_module(game).new_game(read_overrides())
+    made = game_module(game).new_game(read_overrides(game))
     config = setup.config() if isinstance(setup, GameSetup) else dict(setup)
     header = Header(game, made.version, config, made.data, created_at=time.time())
     path = new_game_path(directory)

@@ -25,6 +25,7 @@ from games.fujikoro.pack import (
     parse_value,
     shipped_raw,
 )
+from games.fujikoro.rules import GAME_NAME
 from store.overrides import read_overrides, write_overrides
 from ui.i18n import N_
 from ui.tr import tr
@@ -58,7 +59,7 @@ class PackModel(EventDispatcher):  # type: ignore[misc]
     def load(self) -> None:
         """Read the corrections (quick, small file) and validate; a broken file falls back to shipped."""
         try:
-            overrides = read_overrides()
+            overrides = read_overrides(GAME_NAME)
             self.pack = parse(apply_overrides(self._shipped, overrides))
             self.overrides = overrides
         except DataPackError as error:
@@ -148,7 +149,7 @@ class PackModel(EventDispatcher):  # type: ignore[misc]
         def failed(error: BaseException) -> None:
             self._say(tr.f("Could not save: {error}", error=str(error)), ok=False)
 
-        self._worker.submit(lambda: write_overrides(overrides), done, failed)
+        self._worker.submit(lambda: write_overrides(GAME_NAME, overrides), done, failed)
 
     def _say(self, text: str, *, ok: bool) -> None:
         self.message = text

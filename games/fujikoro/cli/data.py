@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from games.fujikoro.rules import GAME_NAME
 from ui.cli import CliError
 
 
@@ -42,11 +43,11 @@ def current_pack() -> Any:
     from games.fujikoro.pack import DataPackError, load
     from store.overrides import overrides_path, read_overrides
 
-    overrides = read_overrides()
+    overrides = read_overrides(GAME_NAME)
     try:
         return load(overrides)
     except DataPackError as error:
-        raise CliError(f"your corrections in {overrides_path()} do not fit the data pack ({error}); "
+        raise CliError(f"your corrections in {overrides_path(GAME_NAME)} do not fit the data pack ({error}); "
                        "undo them with `fujikoro data reset KEY`") from None
 
 
@@ -113,13 +114,13 @@ def run_set(args: argparse.Namespace) -> int:
     if not is_leaf(node):
         raise CliError(f"{args.key} is a section; name one value inside it, e.g. {args.key}.{next(iter(node))}")
     value = parse_value(args.value)
-    overrides = read_overrides()
+    overrides = read_overrides(GAME_NAME)
     overrides[args.key] = value
     try:
         parse(apply_overrides(raw, overrides))
     except DataPackError as error:
         raise CliError(f"not saved: {error}") from None
-    path = write_overrides(overrides)
+    path = write_overrides(GAME_NAME, overrides)
     print(f"{args.key} = {json.dumps(value, ensure_ascii=False)} (yours; shipped "
           f"{json.dumps(node['value'], ensure_ascii=False)}, {node['status']}) saved in {path}")
     return 0
@@ -128,7 +129,7 @@ def run_set(args: argparse.Namespace) -> int:
 def run_reset(args: argparse.Namespace) -> int:
     from store.overrides import read_overrides, write_overrides
 
-    overrides = read_overrides()
+    overrides = read_overrides(GAME_NAME)
     if args.all:
         dropped = list(overrides)
     elif args.key:
@@ -140,7 +141,7 @@ def run_reset(args: argparse.Namespace) -> int:
         return 0
     for key in dropped:
         del overrides[key]
-    write_overrides(overrides)
+    write_overrides(GAME_NAME, overrides)
     for key in dropped:
         print(f"{key}: back to the shipped value")
     return 0

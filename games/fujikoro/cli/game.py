@@ -157,7 +157,7 @@ def _new(args: argparse.Namespace) -> int:
     if args.start_player:
         config["start_player"] = args.start_player
     try:
-        pack = load(read_overrides())
+        pack = load(read_overrides(GAME_NAME))
     except DataPackError as error:
         raise CliError(str(error)) from None
     header = Header(GAME_NAME, pack.version, config, {"pack": pack.raw})
