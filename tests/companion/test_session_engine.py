@@ -49,12 +49,13 @@ def test_a_generic_game_runs_with_undo_redo_and_events_carry_the_new_state_id() 
     applied = session.do({"type": "add", "n": 5})
     assert session.state == Tally(6)
     assert applied.record.seq == 1 and session.state_id == 1
-    assert [(e.kind, e.state_id, dict(e.payload)) for e in applied.events] == [("added", 1, {"n": 5})]
+    assert [(e.kind, e.state_id, dict(e.payload)) for e in applied.events] == [
+        ("added", 1, {"n": 5, "total": 6, "goal": 100})]
     session.do({"type": "add", "n": 2})
     undo = session.undo()
     assert session.state == Tally(6) and undo.record.description == "Undo: add 2"
     assert undo.events[0].kind == Kind.STATE_RESET and undo.events[0].state_id == 3
-    assert undo.events[0].payload["state"] == {"total": 6}
+    assert undo.events[0].payload["state"] == {"total": 6, "goal": 100, "phase": "playing"}
     session.redo()
     assert session.state == Tally(8)
     assert [r.kind for r in journal.records] == [
