@@ -1,40 +1,25 @@
-"""What the table's inputs mean to the session: the button -> command table and tray dice -> DiceRoll.
+"""The table's inputs as values: which button (protocol.md §6) and tray dice -> DiceRoll.
 
-The one place to align with the session's command vocabulary (companion session/combat commands).
+What a button means is the open game's (``GameApp.button`` in the app): the bridge reports which button
+was pressed and the state the table showed, never a game's command.
 """
 
 from __future__ import annotations
 
 import enum
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from companion.dice import DiceRoll, DiceSource, Die, DieResult, Face, from_faces
 from firmware_bridge.firmware import protocol
 
 
 class Button(enum.IntEnum):
-    """Table buttons; the values are the BUTTON ids on the wire (protocol.md)."""
+    """Table buttons; the values are the BUTTON ids on the wire (protocol.md). The names are the labels
+    of the three buttons on the table; each game decides what they do."""
 
     END_TURN = protocol.BUTTON_END_TURN
     DRAGON_ROLL = protocol.BUTTON_DRAGON_ROLL
     UNDO = protocol.BUTTON_UNDO
-
-
-# The command each button sends to the session. Edit here to follow the session's command names. Undo is
-# not a command (it walks the session's log): its entry is None and the app calls the session's undo.
-BUTTON_COMMANDS: Mapping[Button, Mapping[str, Any] | None] = {
-    Button.END_TURN: {"type": "end_turn"},
-    Button.DRAGON_ROLL: {"type": "fight_roll", "who": "dragon"},
-    Button.UNDO: None,
-}
-
-
-def command_for(button: Button) -> dict[str, Any] | None:
-    """A fresh copy of the command for ``button`` (callers may add fields such as a state id); None for a
-    button that is not a command (Undo)."""
-    command = BUTTON_COMMANDS[button]
-    return None if command is None else dict(command)
 
 
 def dice_from_wire(results: Sequence[tuple[int, int, bool]], dice: Mapping[str, Die]) -> DiceRoll:

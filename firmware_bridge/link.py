@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from companion.dice import DiceError, DiceRoll, Die
-from firmware_bridge.commands import Button, command_for, dice_from_wire
+from firmware_bridge.commands import Button, dice_from_wire
 from firmware_bridge.firmware import protocol as P
 from firmware_bridge.ledmap import LedMap
 from firmware_bridge.view import LedState
@@ -66,10 +66,9 @@ class Disconnected:
 
 @dataclass(frozen=True, slots=True)
 class ButtonPressed:
-    """A table button; ``command`` is ready for the session, ``state_id`` is the state the table showed."""
+    """A table button and the state the table showed when it was pressed (what it means is the game's)."""
 
     button: Button
-    command: Mapping[str, Any] | None  # None: not a command (Undo walks the session's log)
     state_id: int
 
 
@@ -326,7 +325,7 @@ class LinkCore:
         try:
             if mtype == P.BUTTON:
                 button = Button(payload[0])
-                self._events.append(ButtonPressed(button, command_for(button), self.state_id))
+                self._events.append(ButtonPressed(button, self.state_id))
             elif mtype == P.TRAY:
                 self._events.append(TrayChanged(payload[:1] == bytes((P.TRAY_ROLLING,))))
             elif mtype == P.DICE:

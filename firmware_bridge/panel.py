@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.paths import app_paths
-from firmware_bridge.commands import Button, command_for
+from firmware_bridge.commands import Button
 
 DEFAULT_PINS = Path(__file__).resolve().parent / "panel_pins.toml"
 FACTORIES = {
@@ -114,7 +114,8 @@ def pin_factory(name: str | None = None) -> Any:
 
 
 class Panel:
-    """Buttons -> session commands, tray switch -> rolling/still, status LED <- link state."""
+    """Buttons -> which button was pressed (the game decides what it means), tray switch -> rolling/still,
+    status LED <- link state."""
 
     def __init__(
         self,
@@ -122,7 +123,7 @@ class Panel:
         *,
         factory: Any,
         clock: Callable[[], float] = time.monotonic,
-        when_command: Callable[[Button, dict[str, Any] | None], None] | None = None,
+        when_pressed: Callable[[Button], None] | None = None,
         when_tray: Callable[[bool], None] | None = None,
     ) -> None:
         from gpiozero import LED, DigitalInputDevice
@@ -131,7 +132,7 @@ class Panel:
         self.pins = pins
         self.factory = factory
         self.clock = clock
-        self.when_command = when_command
+        self.when_pressed = when_pressed
         self.when_tray = when_tray
         self.rolling = False
         self._lock = threading.Lock()
@@ -163,8 +164,8 @@ class Panel:
             self._released_at[button] = now
             if not pressed or (last is not None and now - last < lockout):
                 return
-        if self.when_command is not None:
-            self.when_command(button, command_for(button))
+        if self.when_pressed is not None:
+            self.when_pressed(button)
 
     def _tray_edge(self) -> None:
         with self._lock:

@@ -267,11 +267,11 @@ class FujiKoroApp(App):
             return
         from firmware_bridge.panel import Panel, PanelError, load_pins, pin_factory
 
-        def pressed(button: Any, _command: Any) -> None:
+        def pressed(button: Any) -> None:
             Clock.schedule_once(lambda _dt: self.button_pressed(button.name))
 
         try:
-            self.panel = Panel(load_pins(), factory=pin_factory(), when_command=pressed).start()
+            self.panel = Panel(load_pins(), factory=pin_factory(), when_pressed=pressed).start()
         except (PanelError, OSError) as error:
             Logger.warning("GPIO panel: not started: %s", error)
             self.errors.append(f"GPIO panel: {error}")

@@ -6,6 +6,7 @@ import time
 
 from companion.dice import DiceSource
 from companion.events import Event, Kind
+from firmware_bridge.commands import Button
 from firmware_bridge.link import ButtonPressed, DiceRolled
 from firmware_bridge.table import TableLights, start_emulated_table
 from firmware_bridge.view import LedState
@@ -48,7 +49,7 @@ def test_bridge_emulated_table_reports_buttons_and_dice() -> None:
                 got.append(table.events.get_nowait())
             time.sleep(0.01)
         press = next(e for e in got if isinstance(e, ButtonPressed))
-        assert press.command is None and press.state_id == 5  # Undo walks the log; it is no command
+        assert press.button is Button.UNDO and press.state_id == 5  # the state the table showed
         roll = next(e for e in got if isinstance(e, DiceRolled)).roll
         assert roll.source is DiceSource.TRAY and roll.hits == 3
     finally:

@@ -277,7 +277,6 @@ def _soak(args: argparse.Namespace) -> int:
 
 
 def _panel(args: argparse.Namespace) -> int:
-    import json
 
     from firmware_bridge.panel import Panel, PanelError, load_pins, pin_factory
 
@@ -287,13 +286,13 @@ def _panel(args: argparse.Namespace) -> int:
     except PanelError as error:
         raise CliError(str(error)) from None
 
-    def command(button: Any, cmd: dict[str, Any]) -> None:
-        print(f"{_stamp()} {button.name.lower():<12} {json.dumps(cmd)}", flush=True)
+    def pressed(button: Any) -> None:
+        print(f"{_stamp()} {button.name.lower():<12} pressed", flush=True)
 
     def tray(rolling: bool) -> None:
         print(f"{_stamp()} tray         {'rolling' if rolling else 'still'}", flush=True)
 
-    panel = Panel(pins, factory=factory, when_command=command, when_tray=tray).start()
+    panel = Panel(pins, factory=factory, when_pressed=pressed, when_tray=tray).start()
     shown = ", ".join(f"{b.name.lower()} BCM{n}" for b, n in pins.buttons.items())
     print(f"GPIO panel on {type(factory).__name__}: {shown}"
           + (f", tray BCM{pins.tray}" if pins.tray is not None else ""), flush=True)
