@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
 from companion.events import Event, Kind
+from companion.text import Text, message_of, say
 
 Command = Mapping[str, Any]
 S = TypeVar("S")
@@ -72,9 +73,22 @@ class Record:
     description: str
     automated: bool = False
     forced: bool = False
+    #: The description as a message (key and fields, :mod:`companion.text`), for translation by key;
+    #: None for plain English (records from files written before messages were kept).
+    message: Mapping[str, Any] | None = None
+
+    @property
+    def text(self) -> str:
+        """The description, as a :class:`~companion.text.Text` when the record kept its message."""
+        if self.message is not None:
+            try:
+                return Text.from_json(self.message)
+            except (ValueError, KeyError, IndexError):
+                pass
+        return self.description
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data = {
             "seq": self.seq,
             "kind": self.kind.value,
             "command": None if self.command is None else dict(self.command),
@@ -82,6 +96,9 @@ class Record:
             "automated": self.automated,
             "forced": self.forced,
         }
+        if self.message is not None:
+            data["message"] = dict(self.message)
+        return data
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Record:
@@ -96,7 +113,9 @@ class Record:
             raise ReplayError(f"log record has a bad sequence number {seq!r}")
         if kind is RecordKind.COMMAND and not isinstance(command, dict):
             raise ReplayError(f"log record {seq} is a command without a command object")
-        return cls(seq, kind, command, str(description), bool(data.get("automated")), bool(data.get("forced")))
+        message = data.get("message")
+        return cls(seq, kind, command, str(description), bool(data.get("automated")), bool(data.get("forced")),
+                   dict(message) if isinstance(message, Mapping) else None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,10 +260,10 @@ class Session(Generic[S]):
 
     def undo_description(self) -> str | None:
         """What undo would undo ("End Ann's turn"), or None when there is nothing to undo."""
-        return self._done[-1].description if self._done else None
+        return self._done[-1].text if self._done else None
 
     def redo_description(self) -> str | None:
-        return self._redo[-1].description if self._redo else None
+        return self._redo[-1].text if self._redo else None
 
     def undo_blocked(self) -> bool:
         """Whether undo needs force: the last command is a random roll the app made."""
@@ -277,6 +296,7 @@ class Session(Generic[S]):
             prepared,
             description,
             automated=self.game.is_automated_random(prepared),
+            message=message_of(description),
         )
         self._commit(record)
         self._states.append(outcome.state)
@@ -293,7 +313,8 @@ class Session(Generic[S]):
             raise UndoBarrierError(
                 f"undo stops at a roll the app made ({target.description}); force it to undo the roll"
             )
-        record = Record(self.state_id + 1, RecordKind.UNDO, None, f"Undo: {target.description}", forced=force)
+        said = say("Undo: {what}", what=target.text)
+        record = Record(self.state_id + 1, RecordKind.UNDO, None, said, forced=force, message=message_of(said))
         self._commit(record)
         self._states.pop()
         self._redo.append(self._done.pop())
@@ -306,7 +327,8 @@ class Session(Generic[S]):
         target = self._redo[-1]
         assert target.command is not None
         outcome = self.game.apply(self.state, target.command)
-        record = Record(self.state_id + 1, RecordKind.REDO, None, f"Redo: {target.description}")
+        said = say("Redo: {what}", what=target.text)
+        record = Record(self.state_id + 1, RecordKind.REDO, None, said, message=message_of(said))
         self._commit(record)
         self._states.append(outcome.state)
         self._done.append(self._redo.pop())

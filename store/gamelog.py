@@ -39,7 +39,8 @@ CREATE TABLE IF NOT EXISTS records (
     description TEXT NOT NULL,
     automated INTEGER NOT NULL,
     forced INTEGER NOT NULL,
-    at REAL NOT NULL
+    at REAL NOT NULL,
+    message TEXT
 );
 """
 
@@ -157,7 +158,8 @@ class GameFile:
                 if stamped.record.seq != expected:
                     raise StoreError(f"record {stamped.record.seq} follows record {expected - 1}: the log has a gap")
                 conn.execute(
-                    "INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO records (seq, kind, command, description, automated, forced, at, message) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     _row(stamped.record, stamped.at),
                 )
                 expected += 1
@@ -186,6 +188,9 @@ class GameFile:
         try:
             conn = _connect(path)
             rows = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+            columns = {row[1] for row in conn.execute("PRAGMA table_info(records)")}
+            if "message" not in columns:  # a file from before records kept their message (issue 16)
+                conn.execute("ALTER TABLE records ADD COLUMN message TEXT")
         except sqlite3.DatabaseError as error:
             raise StoreError(f"{path} is not a game file: {error}") from None
         rows.pop(GAME_ID_KEY, None)
@@ -240,7 +245,8 @@ class GameFile:
                 raise ConflictError(
                     f"{self.path} changed meanwhile (it has record {last}); reopen the game and try again"
                 )
-            conn.execute("INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?)", _row(record, self._clock()))
+            conn.execute("INSERT INTO records (seq, kind, command, description, automated, forced, at, message) "
+                         "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", _row(record, self._clock()))
             conn.execute("COMMIT")
         except sqlite3.Error as error:
             if conn.in_transaction:
@@ -250,13 +256,15 @@ class GameFile:
 
     def stamped(self) -> list[Stamped]:
         rows = self._conn.execute(
-            "SELECT seq, kind, command, description, automated, forced, at FROM records ORDER BY seq"
+            "SELECT seq, kind, command, description, automated, forced, at, message FROM records ORDER BY seq"
         ).fetchall()
         out: list[Stamped] = []
-        for seq, kind, command, description, automated, forced, at in rows:
+        for seq, kind, command, description, automated, forced, at, message in rows:
             try:
                 parsed = None if command is None else json.loads(command)
-                record = Record(seq, RecordKind(kind), parsed, description, bool(automated), bool(forced))
+                said = None if message is None else json.loads(message)
+                record = Record(seq, RecordKind(kind), parsed, description, bool(automated), bool(forced),
+                                said if isinstance(said, dict) else None)
             except (ValueError, TypeError) as error:
                 raise ReplayError(f"{self.path}: record {seq} is damaged: {error}") from None
             out.append(Stamped(record, float(at)))
@@ -280,7 +288,9 @@ class GameFile:
 
 def _row(record: Record, at: float) -> tuple[object, ...]:
     command = None if record.command is None else json.dumps(record.command, separators=(",", ":"), sort_keys=True)
-    return (record.seq, record.kind.value, command, record.description, int(record.automated), int(record.forced), at)
+    message = None if record.message is None else json.dumps(record.message, separators=(",", ":"))
+    return (record.seq, record.kind.value, command, str(record.description), int(record.automated),
+            int(record.forced), at, message)
 
 
 def parse_lines(lines: Sequence[str] | Iterable[str]) -> tuple[Header, list[Stamped]]:

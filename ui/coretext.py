@@ -17,12 +17,16 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from companion.text import Text
 from ui.i18n import N_
 from ui.tr import tr
 
 #: Sentence shapes of games.fujikoro.combat, games.fujikoro.rules.describe and companion.dice, most
 #: specific first (a template is tried only if no earlier one matched).
 TEMPLATES: tuple[str, ...] = (
+    # The session's own records (companion.engine)
+    N_("Undo: {what}"),
+    N_("Redo: {what}"),
     # The fight log (games.fujikoro.combat)
     N_("Fight: {names} against the {dragon} (health {health}, initiative {initiative}). Order: {order}."),
     N_("{name}'s heroic monk shouts at the dragon."),
@@ -293,10 +297,27 @@ def match(text: str) -> tuple[str, dict[str, str]] | None:
 
 
 def translate(text: str) -> str:
-    """``text`` from the core in the app's current language (unchanged in English or if unknown)."""
+    """``text`` from the core in the app's current language (unchanged in English or if unknown).
+
+    A :class:`~companion.text.Text` is translated by its message key (its fields in turn); plain English
+    (a record from an older game file) is matched against the sentence shapes below."""
     if not text or tr.language == "en":
         return text
+    if isinstance(text, Text):
+        return _by_key(text, 0)
     return _translated(text, tr.language)
+
+
+def _by_key(text: Text, depth: int) -> str:
+    fields: dict[str, object] = {}
+    for name, value in text.fields.items():
+        if isinstance(value, Text) and depth < 40:
+            fields[name] = _by_key(value, depth + 1)
+        elif isinstance(value, str):
+            fields[name] = _translated(value, tr.language)
+        else:
+            fields[name] = value
+    return tr.f(text.key, **fields)
 
 
 @lru_cache(maxsize=8192)

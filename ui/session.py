@@ -74,7 +74,7 @@ class OpenGame:
         session = self.session
         return Snapshot(
             state=session.state_json(),
-            records=tuple(LogLine(r.seq, r.kind.value, r.description, r.automated) for r in session.records),
+            records=tuple(LogLine(r.seq, r.kind.value, r.text, r.automated) for r in session.records),
             undo=session.undo_description(),
             redo=session.redo_description(),
             undo_blocked=session.undo_blocked(),

@@ -199,3 +199,18 @@ def test_english_and_unknown_lines_stay_as_they_are() -> None:
         assert coretext.translate("Aiko +3 VP (scrolls)") != "Aiko +3 VP (scrolls)"
     finally:
         tr.switch("en")
+
+
+def test_a_message_is_translated_by_its_key_not_by_matching_english() -> None:
+    """Issue 16 point 2: a Text carries its key; its fields are translated in turn."""
+    from companion.text import say
+    from ui.tr import tr
+
+    line = say("Undo: {what}", what=say("Redo: {what}", what="Aiko +2 VP (scroll)"))
+    try:
+        tr.switch("cs")
+        assert coretext.translate(line) == "Zpět: Znovu: Aiko +2 VB (scroll)"
+        # The same words as plain English (a record from an older file) still read by matching.
+        assert coretext.translate(str(line)) == "Zpět: Znovu: Aiko +2 VB (scroll)"
+    finally:
+        tr.switch("en")
