@@ -11,7 +11,7 @@ screens. The app imports no game: it asks the registry by name.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from companion import registry
@@ -38,7 +38,7 @@ class GameApp:
     None for a model a screen sets later); ``table(app)`` gives ``(LED script, dice)`` for the table;
     ``button(app, name, expected_state_id)`` handles a table or GPIO button and says whether it did;
     ``landing(phase)`` is the screen a game opens on; ``on_phase(app, phase)`` follows the game;
-    ``close(app)`` stops what the models started."""
+    ``close(app)`` stops what the models started; ``sentences`` and ``words`` translate its older logs."""
 
     screens: tuple[GameScreen, ...]
     models: Callable[[Any], Mapping[str, Any]] = lambda _app: {}
@@ -47,7 +47,10 @@ class GameApp:
     landing: Callable[[str], str] = lambda _phase: ""
     on_phase: Callable[[Any, str], None] = lambda _app, _phase: None
     close: Callable[[Any], None] = lambda _app: None
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    #: English sentence shapes (``N_("{name} rolls {dice}")``) and field words of the game's rules, to
+    #: translate log lines that carry no message key (older game files): see :mod:`ui.coretext`.
+    sentences: tuple[str, ...] = ()
+    words: tuple[str, ...] = ()
 
 
 class NoGameError(LookupError):

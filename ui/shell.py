@@ -24,9 +24,12 @@ from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.screenmanager import NoTransition, ScreenManager
 
 from companion import registry
+from ui import (
+    coretext,
+    widgets,  # noqa: F401 - registers the shared widgets with the kv Factory
+)
 from ui import session as session_port
 from ui import settings as settings_store
-from ui import widgets  # noqa: F401 - registers the shared widgets with the kv Factory
 from ui.hosting import GameApp, GameScreen, hosted
 from ui.options import LAUNCHED_AT, AppOptions
 from ui.screens import SCREENS, screen_class
@@ -146,7 +149,9 @@ class FujiKoroApp(App):
             Clock.schedule_once(self._build_next_screen, 0.05)
 
     def _install_models(self) -> None:
-        """The hosted game's view models, as app properties its .kv rules read (app.gear, app.pack ...)."""
+        """The hosted game's view models, as app properties its .kv rules read (app.gear, app.pack ...),
+        and its sentences for the log's translation."""
+        coretext.use(self.parts.sentences, self.parts.words)
         for name, model in self.parts.models(self).items():
             if self.property(name, quiet=True) is None:
                 self.create_property(name, model, allownone=True)

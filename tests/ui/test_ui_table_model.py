@@ -6,16 +6,28 @@ Action Fields (EN p.4, p.7), a fight that ends the turn (EN p.11), in the app's 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
+import pytest
 from kivy.event import EventDispatcher
 from kivy.properties import BooleanProperty, DictProperty, ListProperty, NumericProperty, ObjectProperty, StringProperty
 
 from companion.engine import Session
+from games.fujikoro.app.sentences import SENTENCES, WORDS
 from games.fujikoro.app.table import TableModel
 from games.fujikoro.pack import default_pack
 from games.fujikoro.rules import RULES_VERSION, FujiKoro
+from ui import coretext
 from ui.tr import tr
+
+
+@pytest.fixture(autouse=True)
+def _fujikoro_hosted() -> Iterator[None]:
+    """The app hosting Fuji Koro: its sentence shapes translate the reasons (ui.coretext.use)."""
+    coretext.use(SENTENCES, WORDS)
+    yield
+    coretext.use(())
 
 PACK = default_pack()
 

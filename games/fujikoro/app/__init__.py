@@ -66,5 +66,7 @@ def _close(app: Any) -> None:
 
 
 def game_app() -> GameApp:
+    from games.fujikoro.app.sentences import SENTENCES, WORDS
+
     return GameApp(screens=SCREENS, models=_models, table=_table, button=_button, landing=_landing,
-                   on_phase=_on_phase, close=_close)
+                   on_phase=_on_phase, close=_close, sentences=SENTENCES, words=WORDS)
