@@ -19,6 +19,7 @@ from games.fujikoro.combat import (
     Combatant,
     CombatError,
     DragonStats,
+    Fight,
     combatant_from_json,
     dragon_roll,
     retreat,
@@ -29,6 +30,7 @@ from games.fujikoro.combat import (
 from games.fujikoro.combat import Mode as FightMode
 from games.fujikoro.combat import Outcome as FightOutcome
 from games.fujikoro.combat import Status as FighterStatus
+from games.fujikoro.pack import DataPack
 from games.fujikoro.rules.checks import (
     check_can_fight,
     check_may_act,
@@ -373,25 +375,31 @@ def fight_helmet(game: FujiKoro, state: State, command: Command, events: Events)
 
 
 def fight_retreat(game: FujiKoro, state: State, command: Command, events: Events) -> State:
-    combat = active_combat(state)
-    name = state.players[player_index(state, command)].name
-    try:
-        new = retreat(combat.fight, name, game.pack)
-    except CombatError as error:
-        raise CommandError(str(error) + " (EN p.11)") from None
-    events.append(("fight_retreat", {"player": name}))
-    return after_fight_change(game, state, combat, evolve(combat, fight=new, before_dragon=None), events)
+    """A samurai whose own roll just broke their last usable weapon leaves the fight (EN p.11)."""
+    return _leave_fight(game, state, command, events, retreat, "fight_retreat", "EN p.11")
 
 
-def fight_surrender(game: FujiKoro, state: State, command: Command, events: Events
+def fight_surrender(game: FujiKoro, state: State, command: Command, events: Events) -> State:
+    """A samurai whose own roll just broke their last usable weapon gives up the samurai combat (EN p.12)."""
+    return _leave_fight(game, state, command, events, surrender, "fight_surrender", "EN p.12")
+
+
+def _leave_fight(
+    game: FujiKoro,
+    state: State,
+    command: Command,
+    events: Events,
+    leave: Callable[[Fight, str, DataPack], Fight],
+    kind: str,
+    page: str,
 ) -> State:
     combat = active_combat(state)
     name = state.players[player_index(state, command)].name
     try:
-        new = surrender(combat.fight, name, game.pack)
+        new = leave(combat.fight, name, game.pack)
     except CombatError as error:
-        raise CommandError(str(error) + " (EN p.12)") from None
-    events.append(("fight_surrender", {"player": name}))
+        raise CommandError(str(error) + f" ({page})") from None
+    events.append((kind, {"player": name}))
     return after_fight_change(game, state, combat, evolve(combat, fight=new, before_dragon=None), events)
 
 
