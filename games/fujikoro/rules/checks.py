@@ -33,6 +33,7 @@ ACTION_NAMES = {Action.MOVE: "a Move", Action.EXPLORE: "an Explore", Action.GATH
 
 
 def player_index(state: State, command: Command, key: str = "player") -> int:
+    """The index of the player a command names (by default under "player")."""
     name = command.get(key)
     for i, p in enumerate(state.players):
         if p.name == name:
@@ -43,11 +44,13 @@ def player_index(state: State, command: Command, key: str = "player") -> int:
 
 
 def require_scoring(state: State, what: str) -> None:
+    """Refuse a VP command in a game that scores no VP (coop, EN p.15)."""
     if not scores_vp(state.setup):
         raise CommandError(f"{what}: players gain no VP in the cooperative mode (EN p.15)")
 
 
 def require_scenario(game: FujiKoro, state: State, scenario: int, what: str) -> None:
+    """Refuse a command that exists only in one scenario (EN Appendix B)."""
     if state.setup.scenario != scenario:
         raise CommandError(
             f"{what} is a rule of scenario {scenario} ({game.pack.scenarios[scenario].name}) only (EN Appendix B)"
@@ -55,11 +58,13 @@ def require_scenario(game: FujiKoro, state: State, scenario: int, what: str) -> 
 
 
 def require_coop(state: State, what: str) -> None:
+    """Refuse a command that exists only in the cooperative mode (EN p.15)."""
     if state.setup.mode is not Mode.COOP:
         raise CommandError(f"{what} only exist in the cooperative mode (EN p.15)")
 
 
 def turn_player(state: State, command: Command, what: str) -> int:
+    """The player a command names, who must be the one whose turn it is."""
     index = player_index(state, command)
     if index != state.current:
         raise CommandError(
@@ -67,8 +72,8 @@ def turn_player(state: State, command: Command, what: str) -> int:
         )
     return index
 
+
 # ---- the turn as the rulebook describes it (rules version 2): one place per rule -------------
-# Each check raises a CommandError whose message is one sentence naming the rule and its page.
 
 
 def check_may_act(state: State, index: int, what: str) -> None:
@@ -111,12 +116,14 @@ def check_action(game: FujiKoro, state: State, index: int, action: Action, *, st
 
 
 def disc_capacity(game: FujiKoro, p: PlayerState) -> int:
+    """How many Action Discs a player has: the board's, and one for a Monk in the pool (EN p.4, p.6)."""
     return game.pack.board(p.board).action_discs + (1 if p.disc_monk else 0)
 
 
-def take_action(state: State, index: int, action: Action, *, status_token: bool = False, monk_to_discs: bool = False
+def take_action(
+    state: State, index: int, action: Action, *, status_token: bool = False, monk_to_discs: bool = False
 ) -> State:
-    """Record an action and move its Action Disc (EN p.4): every check comes from :meth:`_check_action`."""
+    """Record an action and move its Action Disc (EN p.4): every check comes from :func:`check_action`."""
     p = state.players[index]
     extra = state.extra_actions
     if len(state.actions) >= ACTIONS_PER_TURN + extra:
@@ -134,6 +141,7 @@ def take_action(state: State, index: int, action: Action, *, status_token: bool 
 
 
 def check_end_turn(state: State) -> None:
+    """A turn ends after its two actions, unless a fight ended it or the player escaped (EN p.4)."""
     p = state.players[state.current]
     if p.escaped is not None or state.turn_over is not None:
         return

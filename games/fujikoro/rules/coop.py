@@ -71,6 +71,7 @@ def check_coop_win(game: FujiKoro, state: State, events: Events) -> State:
 
 
 def life_lost(game: FujiKoro, state: State, command: Command, events: Events) -> State:
+    """A player loses a Life (coop, EN p.15); the second one loses the game for everyone."""
     index = player_index(state, command)
     require_coop(state, "Lives")
     p = state.players[index]

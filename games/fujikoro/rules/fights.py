@@ -87,6 +87,7 @@ STEAL_ITEMS = ("blueprint", "monk", "scroll", "resource")
 
 
 def active_combat(state: State) -> Combat:
+    """The fight being played, or a refusal naming how to start one."""
     combat = state.combat
     if combat is None or not combat.is_active:
         raise CommandError('no fight is being played; start one with {"type": "fight_start", ...}')
@@ -94,10 +95,12 @@ def active_combat(state: State) -> Combat:
 
 
 def fight_mode(state: State) -> FightMode:
+    """The fight engine's mode for this game's mode."""
     return FightMode(state.setup.mode.value)
 
 
 def fighter_entry(game: FujiKoro, state: State, item: Any, what: str) -> tuple[int, Combatant]:
+    """A player in a fight as the command gives them: their gear on their own board (EN p.8-9)."""
     if not isinstance(item, dict):
         raise CommandError(f"{what} is an object such as {{\"player\": \"A\", \"gear\": {{...}}}}, got {item!r}")
     index = player_index(state, item)
@@ -120,6 +123,7 @@ def fighter_entry(game: FujiKoro, state: State, item: Any, what: str) -> tuple[i
 
 
 def dragon_stats(game: FujiKoro, state: State, raw: Any) -> tuple[DragonStats, str | None]:
+    """The opponent of a dragon fight: a figure on the board, scenario 4's Monk, or stats typed in."""
     mode = fight_mode(state)
     if raw == "monk":
         return monk_stats(game, state), None
@@ -147,6 +151,8 @@ def monk_stats(game: FujiKoro, state: State) -> DragonStats:
 
 
 def fight_start(game: FujiKoro, state: State, command: Command, events: Events) -> State:
+    """A dragon fight (EN p.10-11): the attacker with a Move, joiners in turn order; coop and scenario 2:
+    a dragon attacks at the start of a round (EN p.15)."""
     raw = command.get("samurai")
     if not isinstance(raw, list) or not raw:
         raise CommandError('a fight needs "samurai": the attacker and anyone who joins, as a list')
@@ -253,8 +259,8 @@ def fight_start(game: FujiKoro, state: State, command: Command, events: Events) 
     return evolve(state, combat=combat, fight=(dragon_id, fight.health) if dragon_id else state.fight)
 
 
-def samurai_fight_start(game: FujiKoro, state: State, command: Command, events: Events
-) -> State:
+def samurai_fight_start(game: FujiKoro, state: State, command: Command, events: Events) -> State:
+    """A samurai attacks another (or scenario 7's hostile Samurai) with a Move (EN p.12)."""
     raw_defender = command.get("defender")
     hostile = raw_defender.get("hostile") if isinstance(raw_defender, dict) else None
     if state.setup.mode is Mode.COOP and hostile is None:
@@ -322,6 +328,7 @@ def hostile_samurai(game: FujiKoro, state: State, raw: Mapping[str, Any]) -> tup
 
 
 def fight_roll(game: FujiKoro, state: State, command: Command, events: Events) -> State:
+    """Whoever acts next rolls: typed dice or the app's seeded roll; the dragon's roll hits helmets (EN p.10-11)."""
     combat = active_combat(state)
     fight = combat.fight
     spec = fight_roll_spec(fight, command, game.pack)
@@ -350,6 +357,7 @@ def fight_roll(game: FujiKoro, state: State, command: Command, events: Events) -
 
 
 def fight_helmet(game: FujiKoro, state: State, command: Command, events: Events) -> State:
+    """A player chooses their own helmet removal right after the dragon's roll (EN p.11)."""
     combat = active_combat(state)
     if combat.before_dragon is None or combat.dragon_dice is None:
         raise CommandError("a helmet removal is chosen right after the dragon's roll, before anyone else rolls")
@@ -404,6 +412,7 @@ def _leave_fight(
 
 
 def fight_steal(game: FujiKoro, state: State, command: Command, events: Events) -> State:
+    """The winner of a samurai combat steals one item from the loser's backpack (EN p.12)."""
     combat = state.combat
     if combat is None or combat.fight.dragon is not None or combat.fight.winner is None or combat.cancelled:
         raise CommandError("only the winner of a samurai combat steals an item (EN p.12)")
@@ -425,6 +434,7 @@ def fight_steal(game: FujiKoro, state: State, command: Command, events: Events) 
 
 
 def fight_cancel(game: FujiKoro, state: State, command: Command, events: Events) -> State:
+    """The fight is dropped without a result; the dragon's health goes back to full."""
     combat = active_combat(state)
     label = combat.label
     if combat.fight.dragon is not None:
@@ -435,8 +445,7 @@ def fight_cancel(game: FujiKoro, state: State, command: Command, events: Events)
                  fight=None if combat.dragon_id else state.fight)
 
 
-def after_fight_change(game: FujiKoro, state: State, old_combat: Combat, combat: Combat, events: Events
-) -> State:
+def after_fight_change(game: FujiKoro, state: State, old_combat: Combat, combat: Combat, events: Events) -> State:
     """Carry a fight step into the game: health events, teeth, lives, and the end of the fight."""
     old, new = old_combat.fight, combat.fight
     coop = new.mode is FightMode.COOP
@@ -505,6 +514,8 @@ def after_fight_turn(state: State, combat: Combat) -> State:
 
 
 def fight_ended(game: FujiKoro, state: State, combat: Combat, events: Events) -> State:
+    """A fight is over (EN p.11-12): the turn, scenario 7's hostile Samurai, the defeat's rewards or the
+    dragon healing."""
     fight = combat.fight
     label = combat.label
     payload: dict[str, Any] = {
@@ -561,8 +572,7 @@ def fight_ended(game: FujiKoro, state: State, combat: Combat, events: Events) ->
     return state
 
 
-def monk_fight_ended(game: FujiKoro, state: State, combat: Combat, payload: dict[str, Any], events: Events
-) -> State:
+def monk_fight_ended(game: FujiKoro, state: State, combat: Combat, payload: dict[str, Any], events: Events) -> State:
     """EN Appendix B scenario 4: a conquered Monk joins the player's board; a Monk's win costs 5 VP."""
     fight = combat.fight
     if fight.outcome is FightOutcome.DRAGON_DEFEATED:

@@ -94,6 +94,8 @@ def add_vp(
     reason: str | None = None,
     check: bool = True,
 ) -> State:
+    """Every VP change (EN p.13): by category, with a point for the chart; reaching the threshold starts the
+    final chapter (``check=False`` at setup and the final scoring)."""
     p = state.players[index]
     by = list(p.by_category)
     by[CATEGORY_INDEX[category]] += points
@@ -111,6 +113,7 @@ def add_vp(
 
 
 def vp(game: FujiKoro, state: State, command: Command, events: Events) -> State:
+    """A VP change the table taps: by category, or a correction with its reason (EN p.13)."""
     index = player_index(state, command)
     require_scoring(state, "VP")
     points = command.get("points")
@@ -139,6 +142,7 @@ def vp(game: FujiKoro, state: State, command: Command, events: Events) -> State:
 
 
 def scroll(game: FujiKoro, state: State, command: Command, events: Events) -> State:
+    """A Sacred Scroll gathered: its VP (EN p.6)."""
     index = player_index(state, command)
     require_scoring(state, "a scroll's VP")
     if state.setup.rules >= 2:
@@ -147,6 +151,7 @@ def scroll(game: FujiKoro, state: State, command: Command, events: Events) -> St
 
 
 def gear_card_vp(game: FujiKoro, state: State, command: Command, events: Events) -> State:
+    """The weapon card's 1 VP with the action it is linked to (EN p.8)."""
     index = player_index(state, command)
     require_scoring(state, "the weapon card's VP")
     if state.setup.rules >= 2:
@@ -155,6 +160,7 @@ def gear_card_vp(game: FujiKoro, state: State, command: Command, events: Events)
 
 
 def shogun_bonus(game: FujiKoro, state: State, command: Command, events: Events) -> State:
+    """An escaped samurai hands a token to the Shogun, one per turn, for the next spot's VP (EN p.13)."""
     index = turn_player(state, command, "a Shogun bonus")
     require_scoring(state, "a Shogun bonus")
     p = state.players[index]
@@ -200,6 +206,7 @@ def shogun_bonus(game: FujiKoro, state: State, command: Command, events: Events)
 
 
 def monk_defeat(game: FujiKoro, state: State, command: Command, events: Events) -> State:
+    """A Monk defeated a samurai: the VP it costs (EN Appendix B scenario 4)."""
     index = player_index(state, command)
     require_scenario(game, state, 4, "Losing to a Monk")
     points = int(monks().monk_defeat_vp(game.pack))
@@ -207,6 +214,7 @@ def monk_defeat(game: FujiKoro, state: State, command: Command, events: Events) 
 
 
 def final_scoring(game: FujiKoro, state: State, events: Events) -> State:
+    """EN p.13: tokens left score the Palace's last spots; then the scenario's own VP (EN Appendix B)."""
     tracks = game.tracks
     # Scenario 1: who still stands on the Rope Tile has not left the Volcano (EN Appendix B scenario 1).
     stayed = [i for i, p in enumerate(state.players) if p.on_rope]
@@ -258,6 +266,7 @@ def ranking(state: State) -> tuple[tuple[str, int, int], ...]:
 
 
 def result(state: State) -> Result | None:
+    """The finished game for the hub: VP by category, the escape order as the tie-break (EN p.13)."""
     ending = state.ending
     if ending is None:
         return None

@@ -111,10 +111,6 @@ GEAR = ("helmet", "weapon", "sandals")
 TOKEN_KINDS = (*GEAR, "monks", "teeth")
 
 
-# ------------------------------------------------------------------------------------------------
-# Values
-
-
 @dataclass(frozen=True, slots=True)
 class PlayerSetup:
     name: str

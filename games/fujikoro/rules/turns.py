@@ -49,6 +49,7 @@ if TYPE_CHECKING:
 
 
 def start(game: FujiKoro, state: State, command: Command, events: Events) -> State:
+    """The table has set up and the first turn starts (EN p.2)."""
     if state.phase is not Phase.SETUP:
         raise CommandError("the game has already started")
     p = state.players[state.current]
@@ -57,6 +58,8 @@ def start(game: FujiKoro, state: State, command: Command, events: Events) -> Sta
 
 
 def action(game: FujiKoro, state: State, command: Command, events: Events) -> State:
+    """One of the turn's two actions: Move, Explore, Gather or Rest (EN p.4-7); an explored Level II/III tile
+    scores its VP (EN p.5)."""
     index = turn_player(state, command, "an action")
     try:
         action = Action(str(command.get("action")))
@@ -105,10 +108,13 @@ def action(game: FujiKoro, state: State, command: Command, events: Events) -> St
 
 
 def explore(game: FujiKoro, state: State, command: Command, events: Events) -> State:
+    """An Explore of a Level I, II or III tile (EN p.5)."""
     return action(game, state, {**command, "action": "explore", "level": command.get("level", 1)}, events)
 
 
 def end_turn(game: FujiKoro, state: State, command: Command, events: Events) -> State:
+    """The turn ends (EN p.4): the marker player moves the Countdown Token in the final chapter (EN p.13);
+    the next player wakes up or leaves the Rope Tile; a new round after the last player."""
     if state.setup.rules >= 2:
         check_end_turn(state)
         state = evolve(state, eruption=(), eruption_answers=())  # an eruption is answered in the turn after it
@@ -161,6 +167,7 @@ def begin_round(game: FujiKoro, state: State, events: Events) -> State:
 
 
 def escape(game: FujiKoro, state: State, command: Command, events: Events) -> State:
+    """A samurai leaves the Volcano by the Rope or the Secret Exit with the tokens for the Shogun (EN p.13)."""
     index = turn_player(state, command, "escaping the volcano")
     p = state.players[index]
     if p.escaped is not None:
@@ -226,6 +233,7 @@ def check_escape(state: State, index: int, via: Exit, command: Command) -> None:
 
 
 def magical_gear(game: FujiKoro, state: State, command: Command, events: Events) -> State:
+    """A Magical Gear item completed (or lost) (EN p.9; coop objectives EN p.14)."""
     index = player_index(state, command)
     gear = command.get("gear")
     if gear not in GEAR:
@@ -242,6 +250,7 @@ def magical_gear(game: FujiKoro, state: State, command: Command, events: Events)
 
 
 def status_tokens(game: FujiKoro, state: State, command: Command, events: Events) -> State:
+    """Scenario 1's status tokens kept by a player (EN Appendix B scenario 1)."""
     index = player_index(state, command)
     require_scenario(game, state, 1, "Keeping status tokens")
     delta = command.get("delta")

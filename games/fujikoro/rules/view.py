@@ -171,6 +171,7 @@ def why_not(game: FujiKoro, state: State) -> dict[str, Any]:
 
 
 def why_not_fight(game: FujiKoro, state: State) -> None:
+    """Why the active player cannot start a fight now: the Move a fight needs (EN p.10), rules 2 only."""
     if state.setup.rules < 2:
         return
     if state.combat is not None and state.combat.is_active:
@@ -179,12 +180,14 @@ def why_not_fight(game: FujiKoro, state: State) -> None:
 
 
 def actions_left(state: State) -> int:
+    """How many actions the player whose turn it is has left (EN p.4)."""
     if state.turn_over is not None or state.players[state.current].escaped is not None:
         return 0
     return max(0, ACTIONS_PER_TURN + state.extra_actions - len(state.actions))
 
 
 def combat_json(game: FujiKoro, combat: Combat | None) -> dict[str, Any] | None:
+    """The fight in play as JSON: the fight engine's view, whose turn it is and the dice they roll."""
     if combat is None:
         return None
     fight = combat.fight
