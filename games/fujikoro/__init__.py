@@ -2,7 +2,8 @@
 
 | module | owns |
 |---|---|
-| `rules.py` | the rules on the session engine: setup, turns, countdown, scoring, coop, scenarios, commands |
+| `rules/` | the rules on the session engine: a module per subject (setup, turns, countdown, scoring, coop, |
+| | scenarios, fights ...) and one command registry, `rules/commands.py` (see `rules/__init__.py`) |
 | `gear.py`, `combat.py`, `odds.py` | gear grids, dragon and samurai fights, exact fight odds |
 | `pack.py`, `data/fujikoro.toml` | the data pack (every number with its status) |
 | `table.py` | the LED script: lava markers, the countdown bar, the rope, the player light |
