@@ -223,3 +223,19 @@ def test_a_message_is_translated_by_its_key_not_by_matching_english() -> None:
         assert coretext.translate(str(line)) == "Zpět: Znovu: Aiko +2 VB (scroll)"
     finally:
         tr.switch("en")
+
+
+@pytest.mark.parametrize("language", ["cs", "de"])
+def test_the_log_lines_are_messages_and_read_the_same_by_key_as_by_matching(language: str) -> None:
+    """Issue 16 point 2: the rules' log lines carry their message key; the translation by key is the one
+    an older file's plain English gets by matching, so both kinds of game file read alike."""
+    from companion.text import Text
+
+    said = [line for line in descriptions() if isinstance(line, Text)]
+    assert len(said) > 30
+    tr.switch(language)
+    try:
+        for line in said:
+            assert coretext.translate(line) == coretext.translate(str(line)), line.to_json()
+    finally:
+        tr.switch("en")

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from companion.engine import Command, CommandError
 from companion.events import Kind
+from companion.text import say
 from games.fujikoro.rules import coop, countdown, dragons, ending, fights, rolls, scoring, turns
 from games.fujikoro.rules.rolls import roll_of
 from games.fujikoro.rules.scenarios import monks
@@ -49,19 +50,29 @@ def say_vp(game: FujiKoro, state: State, command: Command, who: str) -> str:
     reason = command.get("reason") or command.get("category") or "correction"
     points = command.get("points")
     sign = "+" if isinstance(points, int) and points >= 0 else ""
-    return f"{who} {sign}{points} VP ({reason})"
+    return say("{name} {points} VP ({reason})", name=who, points=f"{sign}{points}", reason=str(reason))
 
 
 def say_action(game: FujiKoro, state: State, command: Command, who: str) -> str:
     level = command.get("level")
-    return f"{who}: {command.get('action')}" + (f" a Level {roman(level)} tile" if isinstance(level, int) else "")
+    if isinstance(level, int):
+        if command.get("action") == "explore":
+            return say_explore(who, level)
+        return say("{name}: {action} a Level {level} tile", name=who, action=str(command.get("action")),
+                   level=roman(level))
+    return say("{name}: {action}", name=who, action=str(command.get("action")))
+
+
+def say_explore(who: str, level: object) -> str:
+    return say("{name}: explore a Level {level} tile", name=who, level=roman(level))
 
 
 def say_dragon_defeated(game: FujiKoro, state: State, command: Command, who: str) -> str:
     players = command.get("players") or []
     names = " and ".join(str(p) for p in players) if isinstance(players, list) else str(players)
-    verb = "defeats" if isinstance(players, list) and len(players) == 1 else "defeat"
-    return f"{names} {verb} {command.get('dragon')}"
+    if isinstance(players, list) and len(players) == 1:
+        return say("{names} defeats {dragon}", names=names, dragon=str(command.get("dragon")))
+    return say("{names} defeat {dragon}", names=names, dragon=str(command.get("dragon")))
 
 
 def say_roll(game: FujiKoro, state: State, command: Command, who: str) -> str:
@@ -69,19 +80,26 @@ def say_roll(game: FujiKoro, state: State, command: Command, who: str) -> str:
     try:
         dice = roll_of(game.pack, command)
     except CommandError:
-        return f"{purpose} rolls"
-    return f"{purpose} rolls {dice.describe()}"
+        return say("{name} rolls", name=str(purpose))
+    return say("{name} rolls {dice}", name=str(purpose), dice=dice.describe())
 
 
 def say_lava_hit(game: FujiKoro, state: State, command: Command, who: str) -> str:
     outcome = command.get("outcome")
     if outcome == "perished":
-        return f"{who} perishes in the lava and comes back in a Temple"
-    return f"{who} stood on erupting lava: sandals take {10 if outcome == 'moved_twice' else 5} damage"
+        return say("{name} perishes in the lava and comes back in a Temple", name=who)
+    return say("{name} stood on erupting lava: sandals take {n} damage", name=who,
+               n=10 if outcome == "moved_twice" else 5)
 
 
-def with_reason(text: str) -> Describer:
-    return lambda game, state, command, who: text + (f" ({command['reason']})" if command.get("reason") else "")
+def with_reason(key: str) -> Describer:
+    """A line that names the command's reason when it has one: ``key`` with ``{name}`` for the player."""
+    def describe(game: FujiKoro, state: State, command: Command, who: str) -> str:
+        if command.get("reason"):
+            return say(key + " ({reason})", name=who, reason=str(command["reason"]))
+        return say(key, name=who)
+
+    return describe
 
 
 def roman(level: object) -> str:
@@ -89,42 +107,48 @@ def roman(level: object) -> str:
 
 
 COMMANDS: dict[str, CommandSpec] = {
-    "start": CommandSpec(turns.start, lambda g, s, c, who: "Start the game", in_setup=True),
+    "start": CommandSpec(turns.start, lambda g, s, c, who: say("Start the game"), in_setup=True),
     "vp": CommandSpec(scoring.vp, say_vp, acts_for_current=True, scores=True),
     "action": CommandSpec(turns.action, say_action, acts_for_current=True),
-    "explore": CommandSpec(turns.explore, lambda g, s, c, who:
-                           f"{who}: explore a Level {roman(c.get('level'))} tile", acts_for_current=True, scores=True),
+    "explore": CommandSpec(turns.explore, lambda g, s, c, who: say_explore(who, c.get("level")),
+                           acts_for_current=True, scores=True),
     "scroll": CommandSpec(scoring.scroll, lambda g, s, c, who:
-                          f"{who} gathers a Sacred Scroll (+{g.pack.scoring['scroll']} VP)", acts_for_current=True,
-                          scores=True),
+                          say("{name} gathers a Sacred Scroll (+{vp} VP)", name=who, vp=g.pack.scoring["scroll"]),
+                          acts_for_current=True, scores=True),
     "gear_card_vp": CommandSpec(scoring.gear_card_vp, lambda g, s, c, who:
-                                f"{who} uses the weapon card bonus (+{g.pack.scoring.get('weapon_card_vp', 1)} VP)",
+                                say("{name} uses the weapon card bonus (+{vp} VP)", name=who,
+                                    vp=g.pack.scoring.get("weapon_card_vp", 1)),
                                 acts_for_current=True, scores=True),
     "end_turn": CommandSpec(turns.end_turn, lambda g, s, c, who:
-                            f"End {s.players[s.current].name}'s turn (round {s.round})", blocked_in_fight=True),
+                            say("End {name}'s turn (round {round})", name=s.players[s.current].name, round=s.round),
+                            blocked_in_fight=True),
     "dragon_revealed": CommandSpec(dragons.dragon_revealed, lambda g, s, c, who:
-                                   f"Dragon {c.get('dragon')} revealed"),
+                                   say("Dragon {dragon} revealed", dragon=str(c.get("dragon")))),
     "dragon_defeated": CommandSpec(dragons.record_dragon_defeated, say_dragon_defeated, blocked_in_fight=True),
     "dragon_health": CommandSpec(dragons.dragon_health, lambda g, s, c, who:
                                  f"{c.get('dragon')} health {c.get('health', 'full')}", blocked_in_fight=True),
     "roll": CommandSpec(rolls.record_roll, say_roll, prepare=rolls.prepare_roll, automated=rolls.is_app_roll),
     "escape": CommandSpec(turns.escape, lambda g, s, c, who:
-                          f"{who} escapes by {'the central Rope' if c.get('via') == Exit.ROPE else 'the Secret Exit'}",
+                          say("{name} escapes by the central Rope" if c.get("via") == Exit.ROPE
+                              else "{name} escapes by the Secret Exit", name=who),
                           acts_for_current=True, blocked_in_fight=True),
     "shogun_bonus": CommandSpec(scoring.shogun_bonus, lambda g, s, c, who:
-                                f"{who} claims the Shogun bonus for {c.get('track')}", acts_for_current=True),
-    "magical_gear": CommandSpec(turns.magical_gear, lambda g, s, c, who:
-                                f"{who} {'completes' if c.get('completed', True) else 'loses'} magical {c.get('gear')}",
+                                say("{name} claims the Shogun bonus for {track}", name=who, track=str(c.get("track"))),
                                 acts_for_current=True),
-    "life_lost": CommandSpec(coop.life_lost, lambda g, s, c, who:
-                             with_reason(f"{who} loses a Life")(g, s, c, who), acts_for_current=True),
+    "magical_gear": CommandSpec(turns.magical_gear, lambda g, s, c, who:
+                                say("{name} completes magical {gear}" if c.get("completed", True)
+                                    else "{name} loses magical {gear}", name=who, gear=str(c.get("gear"))),
+                                acts_for_current=True),
+    "life_lost": CommandSpec(coop.life_lost, with_reason("{name} loses a Life"), acts_for_current=True),
     "status_tokens": CommandSpec(turns.status_tokens, lambda g, s, c, who:
-                                 f"{who} status tokens {int(c.get('delta', 0)):+d}", acts_for_current=True),
+                                 say("{name} status tokens {delta}", name=who, delta=f"{int(c.get('delta', 0)):+d}"),
+                                 acts_for_current=True),
     "monk_defeat": CommandSpec(scoring.monk_defeat, lambda g, s, c, who:
-                               f"A Monk defeats {who} ({monks().monk_defeat_vp(g.pack)} VP)",
+                               say("A Monk defeats {name} ({vp} VP)", name=who, vp=monks().monk_defeat_vp(g.pack)),
                                acts_for_current=True),
-    "hostile_defeated": CommandSpec(fights.hostile_defeated, lambda g, s, c, who: "A hostile Samurai is defeated"),
-    "tamed": CommandSpec(dragons.tamed, lambda g, s, c, who: "The Legendary Dragon is tamed on the Central Tile"),
+    "hostile_defeated": CommandSpec(fights.hostile_defeated, lambda g, s, c, who:
+                                    say("A hostile Samurai is defeated")),
+    "tamed": CommandSpec(dragons.tamed, lambda g, s, c, who: say("The Legendary Dragon is tamed on the Central Tile")),
     "end_game": CommandSpec(ending.end_game, with_reason("End the game"), blocked_in_fight=True),
     "lava_hit": CommandSpec(countdown.lava_hit, say_lava_hit),
     "fight_start": CommandSpec(fights.fight_start, fights.say_fight_start, blocked_in_fight=True),
@@ -146,27 +170,34 @@ def consequences(events: tuple[tuple[str, Mapping[str, Any]], ...], *, own_vp: b
     for kind, payload in events:
         if kind == Kind.VP_CHANGED and not own_vp:
             points = int(payload.get("points", 0))
-            out.append(f"{payload.get('player')} {points:+d} VP")
+            out.append(say("{name} {points} VP", name=str(payload.get("player")), points=f"{points:+d}"))
             continue
         if kind == "fight_ended":
-            out += [f"{name} is knocked out" for name in payload.get("knocked_out") or []]
+            out += [say("{name} is knocked out", name=str(name)) for name in payload.get("knocked_out") or []]
         if kind == Kind.FINAL_CHAPTER:
-            out.append("the Lava Phase begins" if payload.get("phase") == "lava" else "the final chapter begins")
+            out.append(say("the Lava Phase begins" if payload.get("phase") == "lava" else "the final chapter begins"))
         elif kind == Kind.COUNTDOWN_ADVANCED:
-            out.append(f"the Countdown Token moves to space {payload.get('position')}")
+            out.append(say("the Countdown Token moves to space {n}", n=payload.get("position")))
             lava = payload.get("lava") or []
             if lava:
-                out.append(f"lava erupts on {', '.join(str(n) for n in lava)}")
+                out.append(say("lava erupts on {lava}", lava=", ".join(str(n) for n in lava)))
         elif kind == Kind.ROPE_APPEARED:
-            out.append("the Rope appears")
+            out.append(say("the Rope appears"))
         elif kind == "lava_phase_ended":
-            out.append("the Lava Phase ends")
+            out.append(say("the Lava Phase ends"))
         elif kind == "dragon_defeated":
-            out.append(f"{payload.get('dragon')} is defeated")
+            out.append(say("{dragon} is defeated", dragon=str(payload.get("dragon"))))
         elif kind == "life_lost":
-            out.append(f"{payload.get('player')} loses a Life")
+            out.append(say("{name} loses a Life", name=str(payload.get("player"))))
         elif kind == "fight_ended" and payload.get("turn_over"):
-            out.append("the fight ends the turn")
+            out.append(say("the fight ends the turn"))
         elif kind == Kind.GAME_ENDED:
-            out.append("the game ends with the final scoring")
+            out.append(say("the game ends with the final scoring"))
     return out
+
+
+def joined(lines: list[str]) -> str:
+    """Lines said one after another ("a; b; c"), as one message."""
+    if len(lines) == 1:
+        return lines[0]
+    return say("{first}; {rest}", first=lines[0], rest=joined(lines[1:]))

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from companion.engine import Command, CommandError
 from companion.events import Kind
+from companion.text import say
 from games.fujikoro.combat import (
     DRAGON,
     Combatant,
@@ -596,12 +597,12 @@ def hostile_defeated(game: FujiKoro, state: State, command: Command, events: Eve
     return evolve(state, hostile_defeated=state.hostile_defeated + 1)
 
 
-def fight_line(say: Callable[[FujiKoro, State, Command], str | None]) -> Describer:
+def fight_line(line_of: Callable[[FujiKoro, State, Command], str | None]) -> Describer:
     """A fight command's log line; one that cannot be said now (no fight, a bad command) is its type."""
 
     def describe(game: FujiKoro, state: State, command: Command, who: str) -> str:
         try:
-            line = say(game, state, command)
+            line = line_of(game, state, command)
         except (CommandError, CombatError, KeyError):
             line = None
         return line if line is not None else str(command.get("type")).replace("_", " ").capitalize()
@@ -618,10 +619,12 @@ def say_fight_start(game: FujiKoro, state: State, command: Command) -> str | Non
     names.sort(key=lambda n: (seats.get(n, 0) - state.current) % len(state.players))
     stats, dragon_id = dragon_stats(game, state, command.get("dragon"))
     who = " and ".join(names) if len(names) <= 2 else ", ".join(names[:-1]) + " and " + names[-1]
-    verb = "defends against" if command.get("dragon_attacks") else "fights"
+    key = "{names} defends against {dragon} (health {health})" if command.get("dragon_attacks") \
+        else "{names} fights {dragon} (health {health})"
     if len(names) > 1:
-        verb = "defend against" if command.get("dragon_attacks") else "fight"
-    return f"{who} {verb} {dragon_id or stats.name} (health {stats.health})"
+        key = "{names} defend against {dragon} (health {health})" if command.get("dragon_attacks") \
+            else "{names} fight {dragon} (health {health})"
+    return say(key, names=who, dragon=dragon_id or stats.name, health=stats.health)
 
 
 @fight_line
@@ -631,7 +634,7 @@ def say_samurai_fight_start(game: FujiKoro, state: State, command: Command) -> s
     d_name = d.get("player") if isinstance(d, dict) else d
     if d_name is None and isinstance(d, dict) and "hostile" in d:
         d_name = f"hostile Samurai {d['hostile']}"
-    return f"{a_name} attacks {d_name} (samurai combat)"
+    return say("{attacker} attacks {defender} (samurai combat)", attacker=str(a_name), defender=str(d_name))
 
 
 @fight_line
@@ -650,17 +653,18 @@ def say_fight_helmet(game: FujiKoro, state: State, command: Command) -> str | No
     name = str(command.get("player"))
     helmet = combat.before_dragon.fighter(name).gear.cubes("helmet")
     cells = parse_cells(command.get("cells"), "cells")
-    return f"{name} chooses the helmet removal: {cube_counts(helmet, cells, bool(command.get('magic')))}"
+    return say("{name} chooses the helmet removal: {removal}", name=name,
+               removal=cube_counts(helmet, cells, bool(command.get("magic"))))
 
 
 @fight_line
 def say_fight_retreat(game: FujiKoro, state: State, command: Command) -> str | None:
-    return f"{command.get('player')} retreats from the fight"
+    return say("{name} retreats from the fight", name=str(command.get("player")))
 
 
 @fight_line
 def say_fight_surrender(game: FujiKoro, state: State, command: Command) -> str | None:
-    return f"{command.get('player')} surrenders"
+    return say("{name} surrenders", name=str(command.get("player")))
 
 
 @fight_line
@@ -670,9 +674,11 @@ def say_fight_steal(game: FujiKoro, state: State, command: Command) -> str | Non
         return None
     winner = combat.fight.winner
     loser = next((f.name for f in combat.fight.fighters if f.name != winner), "?")
-    return f"{winner} steals a {command.get('item')} from {loser}"
+    return say("{winner} steals a {item} from {name}", winner=str(winner), item=str(command.get("item")), name=loser)
 
 
 @fight_line
 def say_fight_cancel(game: FujiKoro, state: State, command: Command) -> str | None:
-    return "Abandon the fight" + (f" ({command['reason']})" if command.get("reason") else "")
+    if command.get("reason"):
+        return say("Abandon the fight ({reason})", reason=str(command["reason"]))
+    return say("Abandon the fight")

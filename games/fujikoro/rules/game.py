@@ -12,10 +12,11 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from companion.engine import Command, CommandError, Outcome, Result
+from companion.text import say
 from games.fujikoro.combat import CombatError
 from games.fujikoro.pack import DataPack, DataPackError
 from games.fujikoro.rules import coop, ending, scoring, view
-from games.fujikoro.rules.commands import COMMANDS, consequences
+from games.fujikoro.rules.commands import COMMANDS, consequences, joined
 from games.fujikoro.rules.scenarios import trophy_points
 from games.fujikoro.rules.setup import SetupError, coop_start, parse_setup, scores_vp, uses_round_track
 from games.fujikoro.rules.state import (
@@ -125,7 +126,7 @@ class FujiKoro:
             except (CommandError, CombatError):
                 return base
         said = consequences(tuple(events), own_vp=spec is not None and spec.scores)
-        return f"{base} (with it: {'; '.join(said)})" if said else base
+        return say("{what} (with it: {consequences})", what=base, consequences=joined(said)) if said else base
 
     def is_automated_random(self, command: Command) -> bool:
         kind = command.get("type")
