@@ -115,7 +115,7 @@ def run(size: str, rolls: int, hardware: str = "") -> dict[str, Any]:
             (folder / "script.json").write_text(json.dumps(script(rolls)), encoding="utf-8")
             (folder / "config").mkdir()
             (folder / "config" / "app.toml").write_text(f"hardware_url = {json.dumps(hardware)}\n", encoding="utf-8")
-            env = {**os.environ, "DISPLAY": display, "FUJIKORO_UI_SIZE": size,
+            env = {**os.environ, "DISPLAY": display, "FUJIKORO_UI_SIZE": size, "FUJIKORO_UI_PLAY": "fujikoro",
                    "FUJIKORO_UI_SCRIPT": str(folder / "script.json"), "FUJIKORO_UI_REPORT": str(folder / "report.json"),
                    "FUJIKORO_CONFIG_DIR": str(folder / "config"), "FUJIKORO_DATA_DIR": str(folder / "data"),
                    "FUJIKORO_SCREENSHOTS": str(folder / "shots"), "KIVY_NO_CONSOLELOG": "1",
