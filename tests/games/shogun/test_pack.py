@@ -58,7 +58,7 @@ def test_a_correction_of_an_unknown_value_makes_it_known() -> None:
     pack = load({"events.e05.rice_loss": 4})
     assert pack.events["e05"].rice_loss == 4
     assert pack.status("events.e05.rice_loss") is Status.CORRECTED
-    with pytest.raises(DataPackError, match="there is no 'events.e99.rice_loss'"):
+    with pytest.raises(DataPackError, match="no such key 'events.e99.rice_loss'"):
         load({"events.e99.rice_loss": 1})
 
 
