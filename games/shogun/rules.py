@@ -61,6 +61,8 @@ COMMANDS: dict[str, tuple[str, ...] | None] = {
     "winter_revolt": (WINTER_REVOLTS,), "score": (SCORING,),
 }
 THROWS = frozenset({"seed_tower", "act", "battle", "winter_revolt"})
+#: the event every command ends with: where the game is now (the LED script follows it)
+CALENDAR_EVENT = "calendar"
 
 
 def _log(text: str, **fields: Any) -> tuple[str, Mapping[str, Any]]:
@@ -190,7 +192,14 @@ class ShogunRules:
         except (BattleError, TowerError, bidding.BidError) as error:
             raise CommandError(str(error)) from None
         new = replace(new, before_throw=(state, dict(command)) if kind in THROWS and "out" in command else None)
-        return Outcome(new, tuple(events))
+        return Outcome(new, (*events, (CALENDAR_EVENT, self.calendar(new))))
+
+    def calendar(self, state: State) -> dict[str, Any]:
+        """Where the game is, for the table's LEDs (``games/shogun/table.py``): the round (1-8, 0 at setup),
+        the action position (1-10) while an action card is carried out, the active player's colour."""
+        from games.shogun import views
+
+        return views.calendar_signal(self, state)
 
     def state_json(self, state: State) -> dict[str, Any]:
         from games.shogun import views

@@ -89,6 +89,22 @@ def prompt(rules: ShogunRules, state: State) -> dict[str, Any]:
     return data
 
 
+def active_player(rules: ShogunRules, state: State) -> str | None:
+    """The colour whose turn it is: in the draft, taking a special card, carrying out an action, or whose
+    winter revolts are next (spec 2.3, 4.5, 4.6, 7.1); None when the whole table acts."""
+    if state.phase == WINTER_REVOLTS:
+        return rules.winter_current(state)
+    return state.current_player
+
+
+def calendar_signal(rules: ShogunRules, state: State) -> dict[str, Any]:
+    """Where the game is, as the table's LEDs show it: round 1-8 (0 at setup), season, phase, the action
+    position 1-10 while one is carried out (else None), the active player's colour, and whether it is over."""
+    action = state.position + 1 if state.phase == ACTIONS and state.mapped else None
+    return {"round": state.round, "season": state.season, "phase": state.phase, "action": action,
+            "player": active_player(rules, state), "over": state.phase == OVER}
+
+
 def rules_left(state: State, player: str | None) -> str | None:
     if player is None:
         return None
@@ -163,6 +179,8 @@ def state_summary(rules: ShogunRules, state: State) -> dict[str, Any]:
         "supply": dict(state.supply), "peasant_supply": state.peasant_supply, "tower": state.tower.to_json(),
         "event": state.event, "events_face_up": list(state.events_face_up), "turn_order": list(state.turn_order),
         "action_row": action_row(rules, state) if state.action_row else [], "warnings": list(state.warnings),
+        "current_player": state.name(active_player(rules, state)) if active_player(rules, state) else "",
+        "table": calendar_signal(rules, state),
     }
     if state.mapped:
         data["provinces"] = {pid: p.to_json() for pid, p in state.provinces.items() if p.owner or p.buildings}
