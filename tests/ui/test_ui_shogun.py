@@ -236,8 +236,9 @@ def test_ui_a_whole_game_of_shogun_through_the_screens(run_app: Callable[..., An
 
 
 def test_ui_shogun_on_the_tablet_deals_the_start_and_seeds_the_tower(run_app: Callable[..., Any]) -> None:
-    """The 1280x800 tablet: the new-game form, the app's random start (a draw with its seed in the log, spec
-    12.1 item 10) and the seeding on the battle helper (spec 2.5: 7 cubes of each player, 10 green)."""
+    """The 1280x800 tablet, in German: the new-game form, the app's random start (a draw with its seed in the
+    log, spec 12.1 item 10) and the seeding on the battle helper (spec 2.5: 7 cubes of each player, 10 green);
+    Shogun's own catalog translates its screens."""
     steps_small: list[Step] = [
         _until("current_screen", "games"),
         *_press("play_shogun"),
@@ -253,10 +254,14 @@ def test_ui_shogun_on_the_tablet_deals_the_start_and_seeds_the_tower(run_app: Ca
         *_press("out_blue_plus", 7),
         {"do": "layout", "name": "battle"}, {"do": "screenshot", "name": "shogun-battle"},
         {"do": "read", "id": "goes_in", "key": "goes_in"},
+        {"do": "read", "id": "nav_shogun_round", "key": "nav_round"},
+        {"do": "read", "id": "throw_title", "key": "title"},
         {"do": "quit"},
     ]
-    report = run_app(steps_small, size="1280x800", env=ENV)
+    report = run_app(steps_small, size="1280x800", env={**ENV, "FUJIKORO_UI_LANG": "de"})
     assert not report["errors"], report["errors"][:5]
-    assert "7" in report["reads"]["goes_in"] and "10" in report["reads"]["goes_in"]  # spec 2.5: 7 each, 10 green
+    reads = report["reads"]
+    assert reads["goes_in"].startswith("Auf einmal einwerfen: 7 blau, 10 grün")  # spec 2.5: 7 each, 10 green
+    assert reads["nav_round"] == "Runde" and reads["title"] == "Den Turm füllen (Spez. 2.5)"
     for name, problems in report["layout"].items():
         assert problems["small_targets"] == [], (name, problems["small_targets"])

@@ -299,8 +299,7 @@ class ShogunModel(EventDispatcher):  # type: ignore[misc]
             self._actions_panel(rules, state, grids, who)
         elif phase == "actions":
             self.panel = "nomap"
-            self.prompt = tr._("Play the round's actions at the table; record battles and changes on the Winter "
-                               "and Battle screens, then end the actions")
+            self.prompt = tr._("Play the round's actions at the table, then end them here")
         else:
             self.panel = "elsewhere"
             self.prompt = {"winter_supply": tr._("Winter: see the Winter screen"),
@@ -494,6 +493,9 @@ class ShogunModel(EventDispatcher):  # type: ignore[misc]
             self.begin_throw(command, ROUND_SCREEN, preview)
         else:
             self.do(command)
+
+    def end_actions(self) -> None:
+        self.do({"type": "end_actions"})
 
     def deal_start(self) -> None:
         self.do({"type": "deal_start", "draw": True})
