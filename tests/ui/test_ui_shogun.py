@@ -256,6 +256,14 @@ def test_ui_shogun_on_the_tablet_deals_the_start_and_seeds_the_tower(run_app: Ca
         {"do": "read", "id": "goes_in", "key": "goes_in"},
         {"do": "read", "id": "nav_shogun_round", "key": "nav_round"},
         {"do": "read", "id": "throw_title", "key": "title"},
+        *_command("throw_record"),
+        *_press("throw_continue"),
+        _until("current_screen", "shogun_round"),
+        # the table (emulated): round 1 of 8 on the bar, nobody's turn while the cards are laid out
+        _until("status.hardware_ok", True),
+        _until("status.table.lights.view.round", 1),
+        {"do": "wait", "seconds": 0.5},
+        {"do": "read_leds", "key": "leds"},
         {"do": "quit"},
     ]
     report = run_app(steps_small, size="1280x800", env={**ENV, "FUJIKORO_UI_LANG": "de"})
@@ -263,5 +271,14 @@ def test_ui_shogun_on_the_tablet_deals_the_start_and_seeds_the_tower(run_app: Ca
     reads = report["reads"]
     assert reads["goes_in"].startswith("Auf einmal einwerfen: 7 blau, 10 grün")  # spec 2.5: 7 each, 10 green
     assert reads["nav_round"] == "Runde" and reads["title"] == "Den Turm füllen (Spez. 2.5)"
+    from firmware_bridge import ledmap
+
+    leds = ledmap.default()
+    chain = [tuple(rgb) for rgb in reads["leds"]["chain"]]
+    bar = [chain[i] for i in leds.countdown]
+    per_round = len(bar) // 8
+    assert bar[:per_round] == [leds.colour("rope")] * per_round  # round 1 now (games/shogun/table.py)
+    assert set(bar[per_round:]) == {leds.colour("bar_unlit")}
+    assert tuple(reads["leds"]["player"]) == (0, 0, 0)
     for name, problems in report["layout"].items():
         assert problems["small_targets"] == [], (name, problems["small_targets"])
