@@ -9,7 +9,8 @@ Where things are:
 * ``odds.py`` - the tower model, exact odds, Monte Carlo, the maximum-likelihood fit, the track record;
 * ``bids.py``, ``winter.py``, ``scoring.py`` - turn order, winter supply, winter scoring;
 * ``state.py`` + ``rules.py`` - the game on the session engine; ``views.py`` - what screens show;
-* ``cli.py`` - ``table-companion shogun battle|score|winter|bids|odds``.
+* ``cli.py`` - ``table-companion shogun battle|score|winter|bids|odds`` and ``shogun game new|do|state ...``;
+* ``table.py`` - the table's LED script; ``app/`` - the screens (new game, round, battle, winter, scoring).
 
 The specification is ``../shared/rules/shogun.md`` (cited as "spec N" throughout).
 """
@@ -41,4 +42,11 @@ def _cli(subparsers: Any) -> None:
     register(subparsers)
 
 
-GAME = GameModule(name=GAME_NAME, title="Shogun", rules=_rules, new_game=_new_game, players=(3, 5), cli=_cli)
+def _app() -> Any:
+    from games.shogun.app import game_app
+
+    return game_app()
+
+
+GAME = GameModule(name=GAME_NAME, title="Shogun", rules=_rules, new_game=_new_game, players=(3, 5), cli=_cli,
+                  app=_app, package=__name__)

@@ -1,7 +1,13 @@
-"""``table-companion shogun battle|score|winter|bids|odds|pack``: the rules calculator (issue 17, item 6).
+"""``table-companion shogun battle|score|winter|bids|odds|pack``: the rules calculator (issue 17, item 6),
+and ``table-companion shogun game new|do|state|undo|log|export``: a whole game kept from the command line.
 
-Each verb reads one JSON object (a file, or ``-``/nothing for standard input) and prints one JSON object;
-extra keys in the input are ignored; bad input exits with status 2 and one line on standard error.
+Each calculator verb reads one JSON object (a file, or ``-``/nothing for standard input) and prints one JSON
+object; extra keys in the input are ignored; bad input exits with status 2 and one line on standard error.
+
+``game`` keeps a durable game file in the store (as ``fujikoro game`` does): ``new`` takes the setup as JSON
+(``{"players": [{"name", "colour"}], "side", "map", "start"}``, see ``rules.ShogunRules.setup``), ``do`` one
+command as JSON (``rules.COMMANDS``); a command is acknowledged only once it is in the file. Without
+``--db`` the other subcommands use the most recently played Shogun game.
 """
 
 from __future__ import annotations
@@ -9,7 +15,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 from companion.datapack import DataPackError, status_counts
@@ -38,6 +46,7 @@ def register(subparsers: Any) -> None:
         parser = subparsers.add_parser(verb, help=text, description=text + ". One JSON object in, one out.")
         parser.add_argument("file", nargs="?", default="-", help="a JSON file, or - for standard input (default)")
         parser.set_defaults(handler=_handler(HANDLERS[verb]))
+    _register_game(subparsers)
 
 
 def _handler(run: Callable[[Any, Pack], dict[str, Any]]) -> Callable[[argparse.Namespace], int]:
@@ -225,3 +234,203 @@ HANDLERS: dict[str, Callable[[Any, Pack], dict[str, Any]]] = {
     "battle": run_battle, "odds": run_odds, "score": run_score, "winter": run_winter, "bids": run_bids,
     "pack": run_pack,
 }
+
+
+# ---- shogun game: a whole game in a store file -----------------------------------------------------
+
+
+def _register_game(subparsers: Any) -> None:
+    parser = subparsers.add_parser("game", help="keep a game of Shogun: new, do, state, undo, log, export",
+                                   description="Keep a game of Shogun: every change is a JSON command in the "
+                                               "game file's durable log.")
+    sub = parser.add_subparsers(dest="shogun_game_command", metavar="SUBCOMMAND", required=True)
+
+    def db(p: argparse.ArgumentParser, text: str = "the game file (default: the last Shogun game played)") -> None:
+        p.add_argument("--db", default=None, metavar="PATH", help=text)
+
+    new = sub.add_parser("new", help="start a new game from its setup (JSON) and print its state")
+    db(new, "the new game file (default: a new file in the user data dir)")
+    new.add_argument("setup", nargs="?", default="-", help="the setup as a JSON file, or - for standard input")
+    new.add_argument("--corrections", default=None, metavar="FILE",
+                     help="data-pack corrections as a JSON object {dotted key: value}, over the group's own")
+    new.set_defaults(handler=_game_new)
+    do = sub.add_parser("do", help="apply one command, given as JSON (- reads it from standard input)")
+    db(do)
+    do.add_argument("command", help='for example \'{"type": "draw_event", "event": "e02"}\'')
+    do.set_defaults(handler=_game_do)
+    state = sub.add_parser("state", help="print the state as JSON")
+    db(state)
+    state.set_defaults(handler=_game_state)
+    undo = sub.add_parser("undo", help="undo the last command (it says what it undoes)")
+    db(undo)
+    undo.add_argument("--force", action="store_true", help="also undo a tower throw or a draw the app made")
+    undo.set_defaults(handler=_game_undo)
+    log = sub.add_parser("log", help="print the log (commands, undos, redos) as JSON")
+    db(log)
+    log.set_defaults(handler=_game_log)
+    export = sub.add_parser("export", help="a finished game's result: csv (score sheet) or bgstats (link)")
+    db(export)
+    export.add_argument("--format", choices=("csv", "bgstats"), default="csv")
+    export.set_defaults(handler=_game_export)
+
+
+def _print(obj: Any) -> None:
+    json.dump(obj, sys.stdout, ensure_ascii=False)
+    sys.stdout.write("\n")
+    sys.stdout.flush()
+
+
+def _last_shogun_game() -> str:
+    from store.games import list_games
+    from ui.session import game_of
+
+    for path in list_games():
+        if game_of(str(path)) == "shogun":
+            return str(path)
+    raise CliError("there is no saved Shogun game yet; start one with `table-companion shogun game new SETUP`")
+
+
+def _open_game(db: str | None) -> Any:
+    from companion.engine import ReplayError
+    from store.gamelog import StoreError
+    from ui.session import game_of, open_game
+
+    path = db or _last_shogun_game()
+    kind = game_of(path)
+    if kind is None:
+        raise CliError(f"{path}: not a game file this app can open")
+    if kind != "shogun":
+        raise CliError(f"{path} is a game of {kind}, not of Shogun")
+    try:
+        return open_game(path)
+    except (StoreError, ReplayError) as error:
+        raise CliError(str(error)) from None
+
+
+def _game_new(args: argparse.Namespace) -> int:
+    from companion.engine import CommandError
+    from games.shogun import GAME
+    from store.gamelog import Header, StoreError
+    from store.games import new_game_path
+    from store.overrides import read_overrides
+    from store.sessions import factories, new_session
+    from ui.session import OpenGame
+
+    setup = read_json_input(args.setup)
+    if not isinstance(setup, dict):
+        raise CliError("setup: expected one JSON object {players, side, map, start ...}")
+    corrections = dict(read_overrides())
+    if args.corrections is not None:
+        extra = read_json_input(args.corrections)
+        if not isinstance(extra, dict):
+            raise CliError("corrections: expected a JSON object {dotted key: value}")
+        corrections.update(extra)
+    try:
+        made = GAME.new_game(corrections)
+    except DataPackError as error:
+        raise CliError(str(error)) from None
+    path = Path(args.db) if args.db else new_game_path()
+    if path.exists():
+        raise CliError(f"{path} exists already; a new game needs a new file")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    header = Header(GAME.name, made.version, setup, made.data, created_at=time.time())
+    try:
+        file, session = new_session(path, header, factories())
+    except (CommandError, StoreError) as error:
+        raise CliError(str(error)) from None
+    game = OpenGame(str(path), session, file)
+    try:
+        _print({"db": str(path), **session.state_json()})
+    finally:
+        game.close()
+    return 0
+
+
+def _acknowledge(game: Any, applied: Any) -> dict[str, Any]:
+    """What a command did: its log line, and where the game is now (a throw's outcome when it threw)."""
+    state = game.session.state_json()
+    out: dict[str, Any] = {"seq": applied.record.seq, "description": applied.record.description,
+                           "state_id": game.session.state_id, "phase": state["phase"], "round": state["round"],
+                           "prompt": state["prompt"]}
+    command = applied.record.command or {}
+    throws = game.session.state.tower.throws
+    if "out" in command and throws:
+        out["throw"] = throws[-1].to_json()
+    return out
+
+
+def _game_do(args: argparse.Namespace) -> int:
+    from companion.engine import CommandError, parse_command
+    from store.gamelog import StoreError
+
+    text = sys.stdin.read() if args.command == "-" else args.command
+    try:
+        command = parse_command(text)
+    except CommandError as error:
+        raise CliError(str(error)) from None
+    game = _open_game(args.db)
+    try:
+        applied = game.session.do(command)
+        _print(_acknowledge(game, applied))
+    except (CommandError, StoreError) as error:
+        raise CliError(str(error)) from None
+    finally:
+        game.close()
+    return 0
+
+
+def _game_state(args: argparse.Namespace) -> int:
+    game = _open_game(args.db)
+    try:
+        state = game.session.state_json()
+        result = game.session.game.result(game.session.state)
+        if result is not None:
+            state["result"] = [{"name": p.name, "colour": p.colour, "vp": p.score, "rank": p.rank,
+                                "winner": p.winner, "chests": p.tiebreak, "categories": dict(p.categories)}
+                               for p in result.players]
+        _print({"db": game.path, **state})
+    finally:
+        game.close()
+    return 0
+
+
+def _game_undo(args: argparse.Namespace) -> int:
+    from companion.engine import CommandError
+    from store.gamelog import StoreError
+
+    game = _open_game(args.db)
+    try:
+        applied = game.session.undo(force=args.force)
+        _print({"seq": applied.record.seq, "description": applied.record.description,
+                "state_id": game.session.state_id})
+    except (CommandError, StoreError) as error:
+        raise CliError(str(error)) from None
+    finally:
+        game.close()
+    return 0
+
+
+def _game_log(args: argparse.Namespace) -> int:
+    game = _open_game(args.db)
+    try:
+        _print([{**s.record.to_json(), "at": s.at} for s in game.handle.stamped()])
+    finally:
+        game.close()
+    return 0
+
+
+def _game_export(args: argparse.Namespace) -> int:
+    from ui.session import export
+
+    game = _open_game(args.db)
+    try:
+        made = export(game)
+        if made is None:
+            raise CliError("only a finished game can be exported (a score sheet or for BG Stats)")
+        if args.format == "csv":
+            sys.stdout.write(made.csv)
+        else:
+            _print({"link": made.bgstats_link})
+    finally:
+        game.close()
+    return 0

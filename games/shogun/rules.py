@@ -61,6 +61,18 @@ COMMANDS: dict[str, tuple[str, ...] | None] = {
     "winter_revolt": (WINTER_REVOLTS,), "score": (SCORING,),
 }
 THROWS = frozenset({"seed_tower", "act", "battle", "winter_revolt"})
+#: the event every command ends with: where the game is now (the LED script follows it)
+CALENDAR_EVENT = "calendar"
+
+
+class ThrowNeeded(CommandError):
+    """The command throws cubes into the tower and the tray's counts (``out``) are missing: what goes in is
+    ``setup`` (a screen dry-runs a command to learn whether it needs a throw, and which)."""
+
+    def __init__(self, message: str, setup: BattleSetup, label: str) -> None:
+        super().__init__(message)
+        self.setup = setup
+        self.label = label
 
 
 def _log(text: str, **fields: Any) -> tuple[str, Mapping[str, Any]]:
@@ -111,7 +123,7 @@ class ShogunRules:
             regions=tuple(config.get("regions", side.regions)) if not mapped else side.regions,
             chests={p: count.chests for p in colours}, rice={p: 0 for p in colours}, vp={p: 0 for p in colours},
             supply={p: self.pack.cubes_per_colour for p in colours}, peasant_supply=self.pack.peasant_cubes,
-            buildings_left=dict(self.pack.building_tokens),
+            buildings_left=dict(self.pack.building_tokens), randomisers=bool(config.get("randomisers", True)),
         )
         if mapped:
             in_play = side.in_play(count.light_bordered_in_play)
@@ -190,7 +202,14 @@ class ShogunRules:
         except (BattleError, TowerError, bidding.BidError) as error:
             raise CommandError(str(error)) from None
         new = replace(new, before_throw=(state, dict(command)) if kind in THROWS and "out" in command else None)
-        return Outcome(new, tuple(events))
+        return Outcome(new, (*events, (CALENDAR_EVENT, self.calendar(new))))
+
+    def calendar(self, state: State) -> dict[str, Any]:
+        """Where the game is, for the table's LEDs (``games/shogun/table.py``): the round (1-8, 0 at setup),
+        the action position (1-10) while an action card is carried out, the active player's colour."""
+        from games.shogun import views
+
+        return views.calendar_signal(self, state)
 
     def state_json(self, state: State) -> dict[str, Any]:
         from games.shogun import views
@@ -637,8 +656,8 @@ class ShogunRules:
                region: str | None = None) -> tuple[State, battles.BattleResult, str]:
         """Throw, count, settle; update supplies, the tower and the province (or the region counts)."""
         if "out" not in command:
-            raise CommandError(f"{label}: {setup.what_goes_in(state.tower.tray)}; then enter the tray's counts "
-                               "per colour as out")
+            raise ThrowNeeded(f"{label}: {setup.what_goes_in(state.tower.tray)}; then enter the tray's counts "
+                              "per colour as out", setup, label)
         greens_needed = setup.added().get(GREEN, 0)
         warnings: tuple[str, ...] = ()
         if greens_needed > state.peasant_supply:

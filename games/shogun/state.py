@@ -100,6 +100,7 @@ class State:
     # a throw's typo stays correctable: the state before it and the command
     before_throw: tuple[State, Mapping[str, Any]] | None = None
     warnings: tuple[str, ...] = ()
+    randomisers: bool = True  # the app offers its seeded draws (rows, events, ties, the start, winter draws)
 
     def name(self, player: str | None) -> str:
         if player is None:

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from companion.engine import CommandError
+from games.shogun import bids as bidding
+from games.shogun import winter as winters
 from games.shogun.battle import BattleSetup
 from games.shogun.odds import exact_odds, track_record
 from games.shogun.pack import GREEN
@@ -89,6 +92,22 @@ def prompt(rules: ShogunRules, state: State) -> dict[str, Any]:
     return data
 
 
+def active_player(rules: ShogunRules, state: State) -> str | None:
+    """The colour whose turn it is: in the draft, taking a special card, carrying out an action, or whose
+    winter revolts are next (spec 2.3, 4.5, 4.6, 7.1); None when the whole table acts."""
+    if state.phase == WINTER_REVOLTS:
+        return rules.winter_current(state)
+    return state.current_player
+
+
+def calendar_signal(rules: ShogunRules, state: State) -> dict[str, Any]:
+    """Where the game is, as the table's LEDs show it: round 1-8 (0 at setup), season, phase, the action
+    position 1-10 while one is carried out (else None), the active player's colour, and whether it is over."""
+    action = state.position + 1 if state.phase == ACTIONS and state.mapped else None
+    return {"round": state.round, "season": state.season, "phase": state.phase, "action": action,
+            "player": active_player(rules, state), "over": state.phase == OVER}
+
+
 def rules_left(state: State, player: str | None) -> str | None:
     if player is None:
         return None
@@ -163,6 +182,8 @@ def state_summary(rules: ShogunRules, state: State) -> dict[str, Any]:
         "supply": dict(state.supply), "peasant_supply": state.peasant_supply, "tower": state.tower.to_json(),
         "event": state.event, "events_face_up": list(state.events_face_up), "turn_order": list(state.turn_order),
         "action_row": action_row(rules, state) if state.action_row else [], "warnings": list(state.warnings),
+        "current_player": state.name(active_player(rules, state)) if active_player(rules, state) else "",
+        "table": calendar_signal(rules, state), "randomisers": state.randomisers,
     }
     if state.mapped:
         data["provinces"] = {pid: p.to_json() for pid, p in state.provinces.items() if p.owner or p.buildings}
@@ -171,3 +192,95 @@ def state_summary(rules: ShogunRules, state: State) -> dict[str, Any]:
     if state.winter:
         data["winter"] = winter_view(rules, state)
     return data
+
+
+# ---- for the app's screens: what a tap can choose, and what a command would throw ----------------------
+
+
+def province_name(rules: ShogunRules, state: State, pid: str) -> str:
+    return rules.pack.sides[state.side].provinces[pid].name
+
+
+def province_region(rules: ShogunRules, state: State, pid: str) -> str:
+    return rules.pack.sides[state.side].provinces[pid].region
+
+
+def _by_region(rules: ShogunRules, state: State, pids: list[str]) -> list[str]:
+    regions = list(rules.pack.sides[state.side].regions)
+    return sorted(pids, key=lambda p: (regions.index(province_region(rules, state, p)),
+                                       province_name(rules, state, p)))
+
+
+def free_provinces(rules: ShogunRules, state: State) -> list[str]:
+    """Provinces in play nobody holds (the draft, spec 2.3), by region."""
+    return _by_region(rules, state, [pid for pid, p in state.provinces.items() if p.owner is None])
+
+
+def held_provinces(rules: ShogunRules, state: State, player: str) -> list[str]:
+    return _by_region(rules, state, state.held(player))
+
+
+def planned_provinces(rules: ShogunRules, state: State, player: str) -> list[str]:
+    """The province cards ``player`` could have laid this round: held when the plans were made, not laid yet
+    (spec 4.3; a province that changed hands since stays choosable: its action is cancelled, 4.6)."""
+    owned = [pid for pid, owner in state.planned_owner.items() if owner == player and pid not in state.used]
+    return _by_region(rules, state, owned)
+
+
+def neighbours(rules: ShogunRules, state: State, pid: str) -> list[str]:
+    """Provinces in play next to ``pid`` (land or sea link, spec 2.1)."""
+    site = rules.pack.sides[state.side].provinces[pid]
+    return _by_region(rules, state, [n for n in site.adjacent if n in state.provinces])
+
+
+def draft_groups(state: State, player: str | None) -> list[int]:
+    """The sizes of starting groups ``player`` has left, largest first (spec 2.2)."""
+    return sorted(set(state.groups_left.get(player or "", ())), reverse=True)
+
+
+def bid_ties(state: State, bids: dict[str, Any]) -> list[list[str]]:
+    """Players whose bids are equal (their order comes from the shuffled daimyo cards, spec 4.5)."""
+    parsed = {}
+    for p in state.players:
+        try:
+            parsed[p] = bidding.parse_bid(p, bids.get(p, {"none": True}))
+        except bidding.BidError:
+            return []
+    ranks = sorted({b.rank for b in parsed.values()}, reverse=True)
+    groups = [[p for p in state.players if parsed[p].rank == r] for r in ranks]
+    return bidding.ties(groups)
+
+
+def winter_preview(rules: ShogunRules, state: State, rice_loss: int) -> dict[str, dict[str, Any]]:
+    """Per player, before the winter is entered: rice after the loss, unsupplied provinces and the supply
+    table's row (spec 7.1-7.2; a row the pack marks unknown says so)."""
+    return {p: winters.supply(rules.pack, state.rice[p], state.province_count(p), rice_loss).to_json()
+            for p in state.players}
+
+
+def winter_card_loss(rules: ShogunRules, state: State) -> int | None:
+    """The winter event's rice loss as the data pack knows it (None: unknown, read it from the card)."""
+    remaining = state.events_face_up
+    card = rules.pack.events.get(remaining[0]) if len(remaining) == 1 else None
+    return card.rice_loss if card is not None else None
+
+
+def throw_preview(rules: ShogunRules, state: State, command: dict[str, Any]) -> dict[str, Any] | None:
+    """Would ``command`` throw cubes into the tower? A dry run on the immutable state: None when it throws
+    nothing (it may still be refused or cancelled, which the session then says); else what goes in, the
+    odds and the model's track record (spec 6.3, 12.3). Seeding the tower (spec 2.5) has no odds."""
+    from games.shogun.rules import ThrowNeeded
+
+    if command.get("type") == "seed_tower":
+        added = {p: rules.pack.seed_per_player for p in state.players} | {GREEN: rules.pack.seed_green}
+        return {"label": "seeding the tower", "kind": "seed", "added": added, "tray": dict(state.tower.tray),
+                "odds": None, "track_record": None, "attacker": None, "defender": None}
+    try:
+        rules.apply(state, command)
+    except ThrowNeeded as needed:
+        view = battle_odds_view(rules, state, needed.setup)
+        return {**view, "label": needed.label, "kind": needed.setup.kind, "attacker": needed.setup.attacker,
+                "defender": needed.setup.defender}
+    except CommandError:
+        return None
+    return None
