@@ -319,7 +319,7 @@ def _game_new(args: argparse.Namespace) -> int:
     setup = read_json_input(args.setup)
     if not isinstance(setup, dict):
         raise CliError("setup: expected one JSON object {players, side, map, start ...}")
-    corrections = dict(read_overrides())
+    corrections = dict(read_overrides(GAME.name))
     if args.corrections is not None:
         extra = read_json_input(args.corrections)
         if not isinstance(extra, dict):
