@@ -9,6 +9,7 @@ thread reports device events through ``on_event``, which the status model hands 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 NO_HARDWARE = "none"
@@ -39,3 +40,44 @@ def probe_camera(camera: str) -> bool:
         return bool(ok)
     finally:
         capture.release()
+
+
+# ---- the camera: a photo for any game's reader (gear grids, a tray of cubes ...) ----------------------
+
+PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
+
+
+class PhotoSourceError(ValueError):
+    """No photo to read: the setting names no camera, folder or file, or the folder has no photo."""
+
+
+def newest_photo(folder: Path) -> Path:
+    photos = [p for p in folder.iterdir() if p.suffix.lower() in PHOTO_SUFFIXES and p.is_file()]
+    if not photos:
+        raise PhotoSourceError(f"there is no photo in {folder}")
+    return max(photos, key=lambda p: p.stat().st_mtime)
+
+
+def grab_image(source: str) -> Any:
+    """A BGR image from a file, a folder (its newest photo) or a camera index."""
+    from vision.reader import load_photo
+
+    if not source:
+        raise PhotoSourceError("choose a camera or a folder of photos in Settings first")
+    path = Path(source).expanduser()
+    if path.is_dir():
+        return load_photo(newest_photo(path))
+    if path.is_file():
+        return load_photo(path)
+    if source.isdigit():
+        import cv2
+
+        capture = cv2.VideoCapture(int(source))
+        try:
+            ok, frame = capture.read()
+        finally:
+            capture.release()
+        if not ok:
+            raise PhotoSourceError(f"camera {source} gave no picture")
+        return frame
+    raise PhotoSourceError(f"{source} is neither a camera number, a folder nor a photo")

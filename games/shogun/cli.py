@@ -47,6 +47,24 @@ def register(subparsers: Any) -> None:
         parser.add_argument("file", nargs="?", default="-", help="a JSON file, or - for standard input (default)")
         parser.set_defaults(handler=_handler(HANDLERS[verb]))
     _register_game(subparsers)
+    tray = subparsers.add_parser(
+        "read-tray", help="count the cubes by colour in a photo of the tower's tray",
+        description="Counts the cubes in a photo of the tray (with the tray sticker) per colour; a colour the "
+                    "reader is not sure of is \"?\" with the reason. Prints one JSON object.")
+    tray.add_argument("photo", help="the photo (JPEG or PNG)")
+    tray.set_defaults(handler=_read_tray)
+
+
+def _read_tray(args: argparse.Namespace) -> int:
+    from games.shogun.photo import TrayPhotoError, read_tray
+    from vision.reader import PhotoError, load_photo
+
+    try:
+        reading = read_tray(load_photo(args.photo), default_pack())
+    except (PhotoError, TrayPhotoError, DataPackError) as error:
+        raise CliError(str(error)) from None
+    print(json.dumps(reading.to_json(), ensure_ascii=False))
+    return 0
 
 
 def _handler(run: Callable[[Any, Pack], dict[str, Any]]) -> Callable[[argparse.Namespace], int]:

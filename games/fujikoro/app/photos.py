@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from games.fujikoro.pack import DataPack
-
-PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
-
+from ui.hardware import PhotoSourceError as PhotoSourceError
+from ui.hardware import grab_image as grab_image
+from ui.hardware import newest_photo as newest_photo
 
 UNSURE = "?"
 
@@ -35,42 +35,6 @@ class PhotoGear:
         """Only the cells the reader is sure of; the uncertain ones stay out of the gear (empty) until the
         player sets them, and :attr:`uncertain` says which they are."""
         return {name: [row.replace(UNSURE, ".") for row in rows] for name, rows in self.grids.items()}
-
-
-class PhotoSourceError(ValueError):
-    """No photo to read: the setting names no camera, folder or file, or the folder has no photo."""
-
-
-def newest_photo(folder: Path) -> Path:
-    photos = [p for p in folder.iterdir() if p.suffix.lower() in PHOTO_SUFFIXES and p.is_file()]
-    if not photos:
-        raise PhotoSourceError(f"there is no photo in {folder}")
-    return max(photos, key=lambda p: p.stat().st_mtime)
-
-
-def grab_image(source: str) -> Any:
-    """A BGR image from a file, a folder (its newest photo) or a camera index."""
-    from vision.reader import load_photo
-
-    if not source:
-        raise PhotoSourceError("choose a camera or a folder of photos in Settings first")
-    path = Path(source).expanduser()
-    if path.is_dir():
-        return load_photo(newest_photo(path))
-    if path.is_file():
-        return load_photo(path)
-    if source.isdigit():
-        import cv2
-
-        capture = cv2.VideoCapture(int(source))
-        try:
-            ok, frame = capture.read()
-        finally:
-            capture.release()
-        if not ok:
-            raise PhotoSourceError(f"camera {source} gave no picture")
-        return frame
-    raise PhotoSourceError(f"{source} is neither a camera number, a folder nor a photo")
 
 
 def calibration_file(board: str) -> Path:

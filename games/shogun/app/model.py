@@ -110,6 +110,7 @@ class ShogunModel(EventDispatcher):  # type: ignore[misc]
     throw_record = StringProperty("")
     throw_result = StringProperty("")
     last_outcome = StringProperty("")
+    photo_note = StringProperty("")  # what counting the tray from a photo said
     tower_text = StringProperty("")
     counts = DictProperty({})
     # winter
@@ -598,6 +599,40 @@ class ShogunModel(EventDispatcher):  # type: ignore[misc]
         else:
             self.throw_odds = ""
             self.throw_record = ""
+
+    def count_from_photo(self) -> None:
+        """Count the tray from the camera (Settings): the colours the reader is sure of fill the counts;
+        the others keep what was entered and are named, to be counted by hand."""
+        from ui.hardware import grab_image
+
+        source = self.app.settings.camera
+        rules, _state = self._rs()
+        if rules is None:
+            return
+
+        def read() -> Any:
+            from games.shogun.photo import read_tray
+
+            return read_tray(grab_image(source), rules.pack)
+
+        def done(reading: Any) -> None:
+            counts = dict(self.counts)
+            for colour, n in reading.counts.items():
+                if colour in counts and n is not None:
+                    counts[colour] = n
+            self.counts = counts
+            unsure = [colour_name(c) for c, n in reading.counts.items() if n is None and c in counts]
+            notes = [tr.f("Count by hand: {colours}", colours=", ".join(unsure))] if unsure else []
+            if reading.retake:
+                notes.append(reading.retake)
+            self.photo_note = "\n".join(notes) or tr._("Counted from the photo: check the counts")
+            self.refresh()
+
+        def failed(error: BaseException) -> None:
+            self.photo_note = str(error)
+
+        self.photo_note = tr._("Reading the photo...")
+        self._worker.submit(read, done, failed)
 
     def record_throw(self) -> None:
         if self._throw is None:
