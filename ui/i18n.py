@@ -230,7 +230,8 @@ _MARKERS = {"_", "f", "N_"}
 
 
 def extract(root: Path | None = None) -> dict[str, list[str]]:
-    """Every message a catalog holds: ``tr._``/``tr.f``/``N_`` calls in ``root``'s .py and .kv files
+    """Every message a catalog holds: ``tr._``/``tr.f``/``N_`` calls and the rules' messages
+    (``companion.text.say``) in ``root``'s .py and .kv files
     (the shell's: ui/; a game's: its package). The command line is English and is not scanned."""
     root = root or SHELL.root
     found: dict[str, list[str]] = {}
@@ -244,7 +245,7 @@ def extract(root: Path | None = None) -> dict[str, list[str]]:
             func = node.func
             name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
             is_tr = isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "tr"
-            if (is_tr and name in {"_", "f"}) or (isinstance(func, ast.Name) and name == "N_"):
+            if (is_tr and name in {"_", "f"}) or (isinstance(func, ast.Name) and name in {"N_", "say"}):
                 arg = node.args[0]
                 if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
                     found.setdefault(arg.value, []).append(f"{path.relative_to(root)}:{node.lineno}")
