@@ -28,7 +28,6 @@ from games.fujikoro.combat import (
     start_samurai_fight,
     surrender,
 )
-from games.fujikoro.combat import Mode as FightMode
 from games.fujikoro.combat import Outcome as FightOutcome
 from games.fujikoro.combat import Status as FighterStatus
 from games.fujikoro.pack import DataPack
@@ -95,9 +94,9 @@ def active_combat(state: State) -> Combat:
     return combat
 
 
-def fight_mode(state: State) -> FightMode:
+def fight_mode(state: State) -> Mode:
     """The fight engine's mode for this game's mode."""
-    return FightMode(state.setup.mode.value)
+    return Mode(state.setup.mode.value)
 
 
 def fighter_entry(game: FujiKoro, state: State, item: Any, what: str) -> tuple[int, Combatant]:
@@ -171,7 +170,7 @@ def fight_start(game: FujiKoro, state: State, command: Command, events: Events) 
             raise CommandError("a Monk Combat can't be joined by other Samurai (EN Appendix B scenario 4)")
         if any(isinstance(item, dict) and item.get("heroic_monk") not in (None, "none") for item in raw):
             raise CommandError("a Heroic Monk distracts a Dragon (EN p.10), not another Monk")
-    if dragon_attacks and mode is FightMode.COMPETITIVE and not scenario.dragons_move(game.pack) and not monk:
+    if dragon_attacks and mode is Mode.COMPETITIVE and not scenario.dragons_move(game.pack) and not monk:
         raise CommandError(
             "dragons move onto samurai only in the cooperative mode and when dragons are on the move (scenario 2)"
         )
@@ -190,7 +189,7 @@ def fight_start(game: FujiKoro, state: State, command: Command, events: Events) 
                     "(EN p.15, Appendix B scenario 2)"
                 )
             attacker = command.get("dragon")
-            if mode is FightMode.COOP and isinstance(attacker, str) and attacker != "monk":
+            if mode is Mode.COOP and isinstance(attacker, str) and attacker != "monk":
                 status = state.dragon(attacker)
                 if status in (DragonStatus.SLEEPING, DragonStatus.AWAKE):
                     raise CommandError(
@@ -449,7 +448,7 @@ def fight_cancel(game: FujiKoro, state: State, command: Command, events: Events)
 def after_fight_change(game: FujiKoro, state: State, old_combat: Combat, combat: Combat, events: Events) -> State:
     """Carry a fight step into the game: health events, teeth, lives, and the end of the fight."""
     old, new = old_combat.fight, combat.fight
-    coop = new.mode is FightMode.COOP
+    coop = new.mode is Mode.COOP
     defeated_now = new.outcome is FightOutcome.DRAGON_DEFEATED and old.outcome is None
     if new.dragon is not None and new.health != old.health and new.health > 0:
         events.append((Kind.DRAGON_HEALTH, {"dragon": combat.label, "health": new.health,

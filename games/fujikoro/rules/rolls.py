@@ -24,9 +24,8 @@ from games.fujikoro.combat import (
     monk_throw,
     samurai_roll,
 )
-from games.fujikoro.combat import Mode as FightMode
 from games.fujikoro.pack import DataPack, DataPackError, parse_face
-from games.fujikoro.rules.state import Events, State, evolve
+from games.fujikoro.rules.state import Events, Mode, State, evolve
 
 if TYPE_CHECKING:
     from games.fujikoro.rules.game import FujiKoro
@@ -112,7 +111,7 @@ class FightRollSpec:
         }
 
 
-def typed_dragon(raw: Mapping[str, Any], mode: FightMode) -> DragonStats:
+def typed_dragon(raw: Mapping[str, Any], mode: Mode) -> DragonStats:
     """Dragon stats typed in: health, initiative and dice, optionally name, colour, legendary, vp, coop_teeth."""
 
     def number(key: str, default: int | None = None, low: int = 0) -> int:

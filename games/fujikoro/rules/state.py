@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from companion.dice import DiceRoll
 from companion.engine import Command, CommandError
 from games.fujikoro.combat import Fight
+from games.fujikoro.combat import Mode as Mode  # one mode for the game and its fights
 
 if TYPE_CHECKING:
     from games.fujikoro.rules.game import FujiKoro
@@ -50,11 +51,6 @@ def evolve(obj: T, **changes: Any) -> T:
         raise TypeError(f"{cls.__name__} has no field {sorted(changes.keys() - names_set)[0]!r}")
     result: T = build(obj, changes)
     return result
-
-
-class Mode(enum.StrEnum):
-    COMPETITIVE = "competitive"
-    COOP = "coop"
 
 
 class Phase(enum.StrEnum):
