@@ -971,7 +971,10 @@ def read_board(image: U8, template: Template, *, cube_lab: Mapping[str, Sequence
     ``--read-unfamiliar``), with the extra checks for such boards."""
     read = _read_cells(image, template, cube_lab)
     model = default_net() if net is True else (net or None)
-    cells_by_key = (_second_look(read, template, model, familiar=lambda k: k[0] not in read.unfamiliar)
+    def net_decides(key: CellKey) -> bool:
+        return key[0] not in read.unfamiliar or (NET_ON_CALIBRATED and key[0] in read.calibrated)
+
+    cells_by_key = (_second_look(read, template, model, familiar=net_decides)
                     if model is not None else read.cells)
     cells_by_key = _ring_veto(cells_by_key, read, template)
     if read.refuse and not read_unfamiliar:
@@ -1005,6 +1008,9 @@ class _CellsRead:
     refuse: bool = False
     #: Per grid, how far the printed outline's ink reaches into a cell (mm).
     line_reach: Mapping[str, float] = field(default_factory=dict)
+    #: Grids read against their calibrated print (Template.band_ratio): the cell network, trained on both
+    #: renderers' calibrated boards, may decide there too.
+    calibrated: frozenset[str] = frozenset()
 
 
 #: Undecided cells the network may decide: questions of shape. Glare, a hidden board or a cell out of the
@@ -1026,6 +1032,10 @@ def cell_patches(read: _CellsRead, template: Template, keys: Sequence[CellKey]) 
         out[i] = cellnet.patch(rect.raw, rect.x0, rect.y0, rect.ppm, (x, y), ref, pose.top_shift(x, y, cube), cube)
     return out
 
+
+#: The network may decide undecided cells of calibrated grids unlike the template's print (it was trained on
+#: both renderers' calibrated boards, with domain randomisation).
+NET_ON_CALIBRATED = False
 
 #: Cells the rules decided below this confidence are shown to the network too, as a cross-check.
 CROSS_CHECK_BELOW = 0.8
@@ -1088,6 +1098,13 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
     # light right there (a ratio of two prints under the same light does not depend on the light).
     calibrated = _calibrated_bands(template, bands)
     bands.update(calibrated)
+    # The print around a grid says little about the grid itself (another board may have a like print around
+    # its grids): a calibrated grid's flat cells (empty print, lit or shaded) must look like the print
+    # calibration measured, or this is not the calibrated board.
+    # (Two flat cells at least: one may be a cube whose sides look like its top.)
+    flat_cells = {g.name: _uniform_cells(rect, g, loc.pose, cube, reaches[g.name])
+                  for g in grids_ if g.name in calibrated}
+    not_as_calibrated = [name for name, flat in flat_cells.items() if len(flat) >= 2 and _own_print(flat, bands[name])]
     for g in grids_:
         if g.name in calibrated:
             continue
@@ -1118,6 +1135,8 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
         else:
             labs[g.name] = np.asarray(template.board_lab or DEFAULT_BOARD_LAB, dtype=np.float32)
             unread[g.name] = NO_PATCHES_REASON if not sticker_refs else "the board's print could not be measured"
+    if not_as_calibrated and not notes:
+        notes.append(UNLIKE_NOTE_CALIBRATED)
     rgbs = {name: lab_to_linear_rgb(lab) for name, lab in labs.items()}
     # Grids whose print is unlike the one the rules were tuned on (and the network trained on) get the extra
     # checks, calibrated or not; a calibrated board is read, an uncalibrated one unlike its template refused.
@@ -1215,6 +1234,7 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
     second = _own_shadow_guard(second, measures, rect, template, loc.pose, cube, rings)
     return _CellsRead({(g.name, r, c): second[(g.name, r, c)] for g, r, c in keys}, rect, loc, grey, tuple(notes),
                       unfamiliar=unfamiliar, line_reach=reaches,
+                      calibrated=frozenset() if notes else frozenset(calibrated),
                       refuse=bool(notes) or (OWN_PRINT_GATE and bool(own_print)))
 
 

@@ -109,3 +109,17 @@ def test_a_calibrated_board_unlike_the_template_is_read_not_refused() -> None:
     assert _confident_errors(truth, dict(reading.grids)) == 0
     assert reading.retake != UNFAMILIAR_REASON
     assert sum(c.label != "?" for c in reading.cells) >= 20
+
+
+def test_a_photo_of_another_board_than_the_calibrated_one_is_refused() -> None:
+    # Calibrated on one board's art, shown another board (other print): refused, never guessed.
+    from vision.calibrate import calibrate
+
+    template = load_template()
+    look = synth2.Look(size=SIZE)
+    empty, _ = synth2.render_calibration(synth2.TUNE_SEEDS[0], 3, look, template)
+    fitted = calibrate(empty, template)
+    image, truth = synth2.render_photo(synth2.TUNE_SEEDS[0], 0, look, template)
+    reading = read_board(image, fitted)
+    assert _confident_errors(truth, dict(reading.grids)) == 0
+    assert reading.retake == UNFAMILIAR_REASON
