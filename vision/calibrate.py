@@ -25,7 +25,10 @@ F64 = npt.NDArray[np.float64]
 U8 = npt.NDArray[np.uint8]
 
 PPM = 8.0
+#: How far (mm) a grid's origin is searched around its current place, each of three rounds: under half a
+#: cell, or a grid of evenly printed lines could slide a whole cell (it did, on a board with pale lines).
 SEARCH_MM = 12.0
+SEARCH_CELLS = 0.45
 CELL_RANGE = 0.12
 
 
@@ -51,8 +54,9 @@ def _fit_grid(dark: F64, grid: Grid, board_mm: tuple[float, float]) -> tuple[Gri
         prof_v = dark[ys, :].mean(axis=0)
         prof_h = dark[:, xs].mean(axis=1)
         cells = np.linspace(cell * (1 - CELL_RANGE), cell * (1 + CELL_RANGE), 61)
-        starts_x = np.arange((x0 - SEARCH_MM) * PPM, (x0 + SEARCH_MM) * PPM, 0.5)
-        starts_y = np.arange((y0 - SEARCH_MM) * PPM, (y0 + SEARCH_MM) * PPM, 0.5)
+        reach = min(SEARCH_MM, SEARCH_CELLS * cell)
+        starts_x = np.arange((x0 - reach) * PPM, (x0 + reach) * PPM, 0.5)
+        starts_y = np.arange((y0 - reach) * PPM, (y0 + reach) * PPM, 0.5)
         sv = _profile_score(prof_v, starts_x[None, :], cells[:, None] * PPM, grid.cols) / (grid.cols + 1)
         sh = _profile_score(prof_h, starts_y[None, :], cells[:, None] * PPM, grid.rows) / (grid.rows + 1)
         total = sv.max(axis=1) + sh.max(axis=1)

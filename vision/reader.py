@@ -1105,6 +1105,8 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
     flat_cells = {g.name: _uniform_cells(rect, g, loc.pose, cube, reaches[g.name])
                   for g in grids_ if g.name in calibrated}
     not_as_calibrated = [name for name, flat in flat_cells.items() if len(flat) >= 2 and _own_print(flat, bands[name])]
+    if calibrated and not _any_cell_like_print(rect, template, {n: bands[n] for n in calibrated}):
+        not_as_calibrated.append("board")
     for g in grids_:
         if g.name in calibrated:
             continue
@@ -1941,6 +1943,38 @@ def _calibrated_bands(template: Template, bands: Mapping[str, list[_BandSample]]
         if len(scaled) >= 3:
             out[name] = scaled
     return out
+
+
+#: Fewer cells than this whose middle looks like the calibrated print (lit, or shaded a little), over all
+#: calibrated grids: the photo's board is not the calibrated one.
+LIKE_PRINT_MIN = 2
+
+
+def _any_cell_like_print(rect: _Rectified, template: Template, bands: Mapping[str, Sequence[_BandSample]]) -> bool:
+    """Whether at least LIKE_PRINT_MIN cells' middles look like the print calibration measured for their grid
+    (against the calibrated print's light right there: within OWN_RATIO and OWN_CHROMA). An empty cell of the
+    calibrated board does; on another board (another print around grids like these) none does."""
+    like = 0
+    for name, samples in bands.items():
+        g = template.grids[name]
+        for r in range(g.rows):
+            for c in range(g.cols):
+                x, y = g.cell_centre(r, c)
+                q = g.cell_mm * 0.2
+                sl = rect.rect(x - q, y - q, x + q, y + q)
+                ref = _local_reference(samples, x, y)
+                if sl is None or ref is None:
+                    continue
+                mean, _, inside = rect.stats(sl)
+                li, lb = float(mean @ _LUMA), float(ref[0] @ _LUMA)
+                if not inside or li <= 1e-6 or lb <= 1e-6:
+                    continue
+                a, b = lab_of(mean * 0.5 / li), lab_of(ref[0] * 0.5 / lb)
+                if 1 / OWN_RATIO < li / lb < OWN_RATIO and math.hypot(a[1] - b[1], a[2] - b[2]) <= OWN_CHROMA:
+                    like += 1
+                    if like >= LIKE_PRINT_MIN:
+                        return True
+    return False
 
 
 Lab3 = tuple[float, float, float]

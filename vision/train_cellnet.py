@@ -48,6 +48,11 @@ FIRST_SEEDS = ((7001, 300),)
 SECOND_SEEDS = ((502, 100), (503, 100))
 #: Training photos are rendered at this size (cheaper than 12 MP; the reader rectifies both to a few px/mm).
 TRAIN_SIZE = (2000, 1500)
+#: The network: the patch averaged over PRE_POOL x PRE_POOL pixels, then 3x3 convolutions of these widths,
+#: each followed by 2x2 max pooling (a quarter of the arithmetic of four layers on the full patch: the
+#: reader shows it every undecided cell, and a photo must read in well under 150 ms).
+PRE_POOL = 2
+WIDTHS = (16, 32, 64)
 #: Undecided cells count this many times in the loss.
 HARD_WEIGHT = 4.0
 
@@ -66,7 +71,7 @@ def extract(paths: list[Path], template: Template | dict[Path, Template]) -> dic
         except PhotoError:
             continue
         keys = list(read.cells)
-        xs.append(cell_patches(read, template, keys).astype(np.float16))
+        xs.append(cell_patches(read, own, keys).astype(np.float16))
         for name, r, c in keys:
             ys.append(cellnet.LABELS.index(truth[name][r][c]))
             cell = read.cells[(name, r, c)]
@@ -166,13 +171,12 @@ def train(data: dict[str, np.ndarray], epochs: int, out_path: Path, seed: int = 
     print(f"cells: {len(tr)} training ({int(hard[tr].sum())} undecided by the rules), {len(va)} held out "
           f"({int(hard[va].sum())} undecided)", flush=True)
 
-    widths = (16, 32, 48, 64)
-    layers: list[nn.Module] = []
+    layers: list[nn.Module] = [nn.AvgPool2d(PRE_POOL)] if PRE_POOL > 1 else []
     cin = cellnet.CHANNELS
-    for w in widths:
+    for w in WIDTHS:
         layers += [nn.Conv2d(cin, w, 3, padding=1), nn.BatchNorm2d(w), nn.ReLU(), nn.MaxPool2d(2)]
         cin = w
-    side = cellnet.PATCH_PX // 2 ** len(widths)
+    side = cellnet.PATCH_PX // PRE_POOL // 2 ** len(WIDTHS)
     layers += [nn.Flatten(), nn.Dropout(0.2), nn.Linear(cin * side * side, 96), nn.ReLU(),
                nn.Linear(96, len(cellnet.LABELS))]
     model = nn.Sequential(*layers)
@@ -232,7 +236,7 @@ def _export(model: object, path: Path) -> None:
     """Batch norm folded into each convolution; numpy arrays in cellnet's layout."""
     from torch import nn
 
-    arrays: dict[str, np.ndarray] = {}
+    arrays: dict[str, np.ndarray] = {"pre_pool": np.array([PRE_POOL], dtype=np.float32)}
     mods = list(model)  # type: ignore[call-overload]
     conv_i = fc_i = 0
     for i, m in enumerate(mods):
