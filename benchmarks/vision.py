@@ -45,7 +45,7 @@ from vision.synth import (  # noqa: E402
     photo_set,
     photo_set_folder,
 )
-from vision.template import GEAR_GRIDS, load_template  # noqa: E402
+from vision.template import GEAR_GRIDS, Template, load_template  # noqa: E402
 
 LETTERS = ["W", "M", "T", "."]
 
@@ -67,8 +67,11 @@ def has_defect(truth: dict[str, object]) -> bool:
 READ_UNFAMILIAR = False
 
 
-def evaluate(paths: list[Path], verbose: bool, net: bool = True) -> dict[str, object]:
-    template = load_template()
+def evaluate(paths: list[Path], verbose: bool, net: bool = True,
+             templates: dict[Path, Template | str] | None = None) -> dict[str, object]:
+    """``templates``: per photo, the calibrated template to read it with, or why calibration failed (the
+    photo then counts as refused: every cell '?')."""
+    default_template = load_template()
     times, cpu_times, cells, wrong, confident_wrong, boards_ok = [], [], 0, 0, 0, 0
     confusion: Counter[tuple[str, str]] = Counter()
     retakes: Counter[str] = Counter()
@@ -81,8 +84,11 @@ def evaluate(paths: list[Path], verbose: bool, net: bool = True) -> dict[str, ob
     refused = asked = 0
     for path in paths:
         truth = json.loads(path.with_suffix(".json").read_text())
+        template = (templates or {}).get(path, default_template)
         start, cpu_start = time.perf_counter(), time.process_time()
         try:
+            if isinstance(template, str):
+                raise PhotoError(f"calibration failed: {template}")
             reading = read_board(load_photo(path), template, net=net, read_unfamiliar=READ_UNFAMILIAR)
         except PhotoError as error:
             times.append(time.perf_counter() - start)
@@ -234,6 +240,9 @@ def main() -> int:
     parser.add_argument("--no-net", action="store_true", help="the rules alone, without the cell network's second look")
     parser.add_argument("--read-unfamiliar", action="store_true",
                         help="read boards unlike the template instead of refusing them (development)")
+    parser.add_argument("--calibrated", action="store_true",
+                        help="second renderer: read each board with the template calibrated from a photo of the "
+                             "same board, empty, in another scene (the app's set-up step)")
     parser.add_argument("--dice", type=int, default=60, help="dice-tray photos to render and read (0 to skip)")
     parser.add_argument("--rows", type=int, default=0,
                         help="White Castle dice-row photos to render and read (0 to skip)")
@@ -365,6 +374,36 @@ def report_bad(name: str, res: dict[str, object], n: int) -> None:
             print("  " + line)
 
 
+def calibrated_templates(paths: list[Path], seed: int, look: Any) -> dict[Path, Template | str]:
+    """The user flow's set-up for each photo's board: one photo of the same board, empty, in another scene
+    (another camera, other lights; rendered once, cached beside the set), fitted with vision.calibrate.
+    Calibration failing is that board's refusal (its reason kept)."""
+    from vision import synth2
+    from vision.calibrate import CalibrationError, calibrate
+
+    base = load_template()
+    out: dict[Path, Template | str] = {}
+    retakes = 0
+    for i, path in enumerate(paths):
+        for attempt in range(CALIBRATION_TRIES):
+            empty = synth2.calibration_photo(path, seed, i, look, base, attempt)
+            try:
+                out[path] = calibrate(load_photo(empty), base, photo_name=empty.name)
+                break
+            except CalibrationError as error:
+                out[path] = str(error)
+                retakes += attempt + 1 < CALIBRATION_TRIES
+    failed = sum(isinstance(t, str) for t in out.values())
+    print(f"calibrated {len(paths) - failed}/{len(paths)} boards from an empty-board photo each "
+          f"({retakes} calibration photos retaken when calibration asked for it, at most {CALIBRATION_TRIES} "
+          f"photos a board)" + (f"; calibration failed on {failed}" if failed else ""), flush=True)
+    return out
+
+
+#: Photos of the empty board a group takes at most when calibration asks for a retake (glare, hidden grid).
+CALIBRATION_TRIES = 3
+
+
 def main_second(args: argparse.Namespace, w: int, h: int, root: Path) -> int:
     """The independent renderer's photos: ordinary ones, then stickers without reference patches and
     dark-printed grids (an uncalibrated board printed darker than the template)."""
@@ -377,12 +416,15 @@ def main_second(args: argparse.Namespace, w: int, h: int, root: Path) -> int:
     print(f"second renderer, seed {seed}: {split}")
     look = synth2.Look(size=(w, h))
     paths = synth2.photo_set(synth2.set_folder(root, "ordinary", seed, look), count, seed, look)
-    report("second renderer, ordinary photos", evaluate(paths, args.verbose, not args.no_net))
+    cal = " (each board calibrated from its own empty-board photo)" if args.calibrated else " (uncalibrated)"
+    templates = calibrated_templates(paths, seed, look) if args.calibrated else None
+    report("second renderer, ordinary photos" + cal, evaluate(paths, args.verbose, not args.no_net, templates))
     if args.bad:
         for name, bad in (("no-patches", synth2.Look(size=(w, h), no_patches=1.0)),
                           ("dark-print", synth2.Look(size=(w, h), dark_print=1.0))):
             bad_paths = synth2.photo_set(synth2.set_folder(root, name, seed + 1, bad), args.bad, seed + 1, bad)
-            report_bad(name, evaluate(bad_paths, args.verbose, not args.no_net), len(bad_paths))
+            bad_templates = calibrated_templates(bad_paths, seed + 1, bad) if args.calibrated else None
+            report_bad(name + cal, evaluate(bad_paths, args.verbose, not args.no_net, bad_templates), len(bad_paths))
     if args.tray:
         tray_benchmark(args.tray, seed, "second")
     if args.rows:

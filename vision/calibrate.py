@@ -4,7 +4,9 @@ The stickers fix the board's frame; the printed grid lines are then found in the
 each grid the search is over its origin and cell size around the starting template's values: the score
 is how dark the board is along the grid's lines, from line-darkness profiles (columns for the vertical
 lines, rows for the horizontal ones), so the search is a few numpy operations, not an image loop. The
-board's printed colour is measured against the stickers' paper white and stored as ``board_lab``.
+board's printed colour around the grids (``board_lab``) and each grid's own print (``grid_lab``: a grid may be
+printed unlike the board around it) are measured against the stickers' paper white and black, as the reader
+measures them.
 """
 
 from __future__ import annotations
@@ -16,16 +18,17 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.colour import LINEAR_LUT, linear_rgb_to_lab
-from vision.reader import PhotoError, _sticker_refs, locate
-from vision.stickers import BLACK_REFLECTANCE, PAPER_REFLECTANCE
+from vision.reader import NO_PATCHES_REASON, PhotoError, locate, measure_print
 from vision.template import Grid, Template
 
 F64 = npt.NDArray[np.float64]
 U8 = npt.NDArray[np.uint8]
 
 PPM = 8.0
+#: How far (mm) a grid's origin is searched around its current place, each of three rounds: under half a
+#: cell, or a grid of evenly printed lines could slide a whole cell (it did, on a board with pale lines).
 SEARCH_MM = 12.0
+SEARCH_CELLS = 0.45
 CELL_RANGE = 0.12
 
 
@@ -51,8 +54,9 @@ def _fit_grid(dark: F64, grid: Grid, board_mm: tuple[float, float]) -> tuple[Gri
         prof_v = dark[ys, :].mean(axis=0)
         prof_h = dark[:, xs].mean(axis=1)
         cells = np.linspace(cell * (1 - CELL_RANGE), cell * (1 + CELL_RANGE), 61)
-        starts_x = np.arange((x0 - SEARCH_MM) * PPM, (x0 + SEARCH_MM) * PPM, 0.5)
-        starts_y = np.arange((y0 - SEARCH_MM) * PPM, (y0 + SEARCH_MM) * PPM, 0.5)
+        reach = min(SEARCH_MM, SEARCH_CELLS * cell)
+        starts_x = np.arange((x0 - reach) * PPM, (x0 + reach) * PPM, 0.5)
+        starts_y = np.arange((y0 - reach) * PPM, (y0 + reach) * PPM, 0.5)
         sv = _profile_score(prof_v, starts_x[None, :], cells[:, None] * PPM, grid.cols) / (grid.cols + 1)
         sh = _profile_score(prof_h, starts_y[None, :], cells[:, None] * PPM, grid.rows) / (grid.rows + 1)
         total = sv.max(axis=1) + sh.max(axis=1)
@@ -81,7 +85,9 @@ def calibrate(image: U8, base: Template, *, photo_name: str = "photo") -> Templa
     rect = cv2.warpPerspective(image, loc.hom @ from_px, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
     grey = cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY).astype(np.float64)
     background = cv2.GaussianBlur(grey, (0, 0), 3 * PPM)
-    dark = np.clip(background - grey, 0, None) / (background + 1.0)
+    # Lines may be printed darker or lighter than the cells' fill: how far each pixel is from its
+    # surroundings, either way.
+    dark = np.abs(background - grey) / (background + 1.0)
     # The stickers are the darkest print on the board; keep them out of the line search.
     for i, _ in enumerate(base.markers.ids):
         cx, cy = base.markers.centres_mm[i]
@@ -106,26 +112,12 @@ def calibrate(image: U8, base: Template, *, photo_name: str = "photo") -> Templa
         else:
             grids[name] = fitted
     grids = {name: grids[name] for name in base.grids}
-    board_lab = _measure_board(image, rect, loc, base, grids)
-    return replace(base, grids=grids, status=f"calibrated from {photo_name}", board_lab=board_lab)
-
-
-def _measure_board(image: U8, rect: U8, loc: object, base: Template, grids: dict[str, Grid]
-                   ) -> tuple[float, float, float] | None:
-    refs = _sticker_refs(image, getattr(loc, "markers"), base.markers.size_mm)  # noqa: B009
-    if len(refs) < 2:
-        return None
-    white = np.median([r[1] for r in refs], axis=0)
-    black = np.median([r[2] for r in refs], axis=0)
-    samples = []
-    for g in grids.values():
-        for r in range(g.rows):
-            for c in range(g.cols):
-                x, y = g.cell_centre(r, c)
-                q = g.cell_mm * 0.25
-                patch = rect[int((y - q) * PPM):int((y + q) * PPM), int((x - q) * PPM):int((x + q) * PPM)]
-                samples.append(LINEAR_LUT[patch[..., ::-1]].reshape(-1, 3).mean(axis=0))
-    gain = (white - black) / (PAPER_REFLECTANCE - BLACK_REFLECTANCE)
-    rho = (np.median(samples, axis=0) - black) / gain + BLACK_REFLECTANCE
-    lab = linear_rgb_to_lab(np.clip(rho, 1e-4, 1.0))
-    return (float(lab[0]), float(lab[1]), float(lab[2]))
+    fitted = replace(base, grids=grids, status=f"calibrated from {photo_name}")
+    try:
+        measured = measure_print(image, fitted)
+    except PhotoError as error:
+        if str(error) != NO_PATCHES_REASON:
+            raise CalibrationError(str(error)) from None
+        # No reference patches on the stickers: the geometry is still fitted, the print is not measured.
+        return replace(fitted, board_lab=None, grid_lab=None, band_ratio=None)
+    return replace(fitted, board_lab=measured.board_lab, grid_lab=measured.grid_lab, band_ratio=measured.band_ratio)

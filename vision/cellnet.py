@@ -135,6 +135,8 @@ class CellNet:
 
     convs: tuple[tuple[F32, F32], ...]
     fcs: tuple[tuple[F32, F32], ...]
+    #: The patch is first averaged over pre_pool x pre_pool pixels (1: not at all): a quarter of the work.
+    pre_pool: int = 1
 
     def probabilities(self, patches: F32, views: int = 1) -> F32:
         """(N, CHANNELS, PATCH_PX, PATCH_PX) -> (N, len(LABELS)) probabilities, averaged over the first
@@ -144,6 +146,10 @@ class CellNet:
         if views > 1:
             x = np.concatenate([symmetry(x, k) for k in range(views)])
         x = np.ascontiguousarray(x.transpose(0, 2, 3, 1))
+        if self.pre_pool > 1:
+            k = self.pre_pool
+            m, h, wd, c = x.shape
+            x = np.ascontiguousarray(x.reshape(m, h // k, k, wd // k, k, c).mean(axis=(2, 4)), dtype=np.float32)
         for w, b in self.convs:
             x = _pool2(_conv3x3_relu(x, w, b))
         # The dense layer was trained on (C, H, W) order.
@@ -165,10 +171,11 @@ class CellNet:
         fcs = tuple((arrays[f"fc{i}.w"], arrays[f"fc{i}.b"]) for i in range(_count(arrays, "fc")))
         if not raw or not fcs or raw[0][0].shape[1] != CHANNELS or fcs[-1][0].shape[0] != len(LABELS):
             raise ValueError(f"{path} is not a cell network for this reader")
-        side = PATCH_PX // 2 ** len(raw)
+        pre_pool = int(arrays["pre_pool"][0]) if "pre_pool" in arrays else 1
+        side = PATCH_PX // pre_pool // 2 ** len(raw)
         if fcs[0][0].shape[1] != raw[-1][0].shape[0] * side * side:
             raise ValueError(f"{path} was trained for another patch size")
-        return cls(tuple((conv_matrix(w), b) for w, b in raw), fcs)
+        return cls(tuple((conv_matrix(w), b) for w, b in raw), fcs, pre_pool)
 
 
 def _count(arrays: dict[str, F32], prefix: str) -> int:

@@ -56,6 +56,45 @@ class DiceRows:
                               for row in self.rows for d in row if d.reason], "retake": self.retake}
 
 
+#: A die's faces: pip places on a 3 x 3 grid around the face's middle, one of each pair of quarter turns.
+FACES: dict[int, tuple[frozenset[tuple[int, int]], ...]] = {
+    1: (frozenset({(0, 0)}),),
+    2: (frozenset({(-1, -1), (1, 1)}), frozenset({(-1, 1), (1, -1)})),
+    3: (frozenset({(-1, -1), (0, 0), (1, 1)}), frozenset({(-1, 1), (0, 0), (1, -1)})),
+    4: (frozenset({(-1, -1), (-1, 1), (1, -1), (1, 1)}),),
+    5: (frozenset({(-1, -1), (-1, 1), (1, -1), (1, 1), (0, 0)}),),
+    6: (frozenset({(-1, -1), (-1, 0), (-1, 1), (1, -1), (1, 0), (1, 1)}),
+        frozenset({(-1, -1), (0, -1), (1, -1), (-1, 1), (0, 1), (1, 1)})),
+}
+#: The outer pips lie this far (mm) from the face's middle along each edge, on a 16 mm die (a range: dice differ).
+PIP_STEP_MM = (2.5, 6.5)
+#: A pip may lie this far (in steps) from its place on the 3 x 3 grid.
+PIP_PLACE_SLACK = 0.3
+
+
+def pips_laid_out(where: npt.NDArray[np.float64], angle_deg: float) -> bool:
+    """Whether pip centres (mm, any origin) lie as on a die's face: turned by the die's outline angle, on a
+    3 x 3 grid around their mean (every face's pips are symmetric about its middle) in one of FACES' layouts.
+    A shadow's edge or a fleck counted as a pip breaks the layout: the count is then no reading."""
+    n = len(where)
+    if n not in FACES:
+        return False
+    if n == 1:
+        return True
+    a = math.radians(angle_deg)
+    rel = where - where.mean(axis=0)
+    uv = rel @ np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+    step = float(np.abs(uv).max())
+    if not PIP_STEP_MM[0] <= step <= PIP_STEP_MM[1]:
+        return False
+    q = uv / step
+    places = np.round(q)
+    if float(np.abs(q - places).max()) > PIP_PLACE_SLACK:
+        return False
+    got = frozenset((int(u), int(v)) for u, v in places)
+    return len(got) == n and any(got == face for face in FACES[n])
+
+
 def read_dice_rows(image: U8) -> DiceRows:
     tv = top_view(image)  # raises DiceReadError without the sticker or its patches
     lab = linear_rgb_to_lab(np.clip(tv.rho, 0.0, 1.5))
@@ -118,10 +157,11 @@ def read_dice_rows(image: U8) -> DiceRows:
             colour = "?"
         dark_pips = colour == "white" or (colour == "?" and float(body[0]) > 60)
         pips = ((lum < 0.45 * level) if dark_pips else (lum > 2.2 * level + 0.03)) & (face > 0)
-        pn, _pl, pstats, _pc = cv2.connectedComponentsWithStats(pips.astype(np.uint8), connectivity=8)
+        pn, _pl, pstats, pcents = cv2.connectedComponentsWithStats(pips.astype(np.uint8), connectivity=8)
         areas = [pstats[i, cv2.CC_STAT_AREA] / PPM**2 for i in range(1, pn)]
         spots = [a for a in areas if PIP_MM2[0] <= a <= PIP_MM2[1]]
         odd = [a for a in areas if a > PIP_MM2[1] or 0.7 <= a < PIP_MM2[0]]
+        where = [pcents[i] / PPM for i in range(1, pn) if PIP_MM2[0] <= areas[i - 1] <= PIP_MM2[1]]
         value: int | None = len(spots)
         reason = ""
         if colour == "?":
@@ -129,6 +169,10 @@ def read_dice_rows(image: U8) -> DiceRows:
         if odd or not 1 <= len(spots) <= 6:
             value = None
             reason = reason or f"the pips of the die at ({tx:.0f}, {ty:.0f}) mm do not look like 1-6 round pips"
+        elif not pips_laid_out(np.array(where), angle):
+            value = None
+            reason = reason or (f"the {len(spots)} pips of the die at ({tx:.0f}, {ty:.0f}) mm are not laid out as "
+                                "a die's face")
         dice.append(RowDie(colour, value, (tx, ty), reason))
     # Rows across the sticker's y axis, read left to right.
     rows: list[list[RowDie]] = []

@@ -971,7 +971,10 @@ def read_board(image: U8, template: Template, *, cube_lab: Mapping[str, Sequence
     ``--read-unfamiliar``), with the extra checks for such boards."""
     read = _read_cells(image, template, cube_lab)
     model = default_net() if net is True else (net or None)
-    cells_by_key = (_second_look(read, template, model, familiar=lambda k: k[0] not in read.unfamiliar)
+    def net_decides(key: CellKey) -> bool:
+        return key[0] not in read.unfamiliar or (NET_ON_CALIBRATED and key[0] in read.calibrated)
+
+    cells_by_key = (_second_look(read, template, model, familiar=net_decides)
                     if model is not None else read.cells)
     cells_by_key = _ring_veto(cells_by_key, read, template)
     if read.refuse and not read_unfamiliar:
@@ -1005,6 +1008,9 @@ class _CellsRead:
     refuse: bool = False
     #: Per grid, how far the printed outline's ink reaches into a cell (mm).
     line_reach: Mapping[str, float] = field(default_factory=dict)
+    #: Grids read against their calibrated print (Template.band_ratio): the cell network, trained on both
+    #: renderers' calibrated boards, may decide there too.
+    calibrated: frozenset[str] = frozenset()
 
 
 #: Undecided cells the network may decide: questions of shape. Glare, a hidden board or a cell out of the
@@ -1026,6 +1032,10 @@ def cell_patches(read: _CellsRead, template: Template, keys: Sequence[CellKey]) 
         out[i] = cellnet.patch(rect.raw, rect.x0, rect.y0, rect.ppm, (x, y), ref, pose.top_shift(x, y, cube), cube)
     return out
 
+
+#: The network may decide undecided cells of calibrated grids unlike the template's print (it was trained on
+#: both renderers' calibrated boards, with domain randomisation).
+NET_ON_CALIBRATED = False
 
 #: Cells the rules decided below this confidence are shown to the network too, as a cross-check.
 CROSS_CHECK_BELOW = 0.8
@@ -1083,7 +1093,23 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
     # against its own print, seen between the cubes and the printed outlines.
     own_print: set[str] = set()
     reaches = {g.name: _line_reach(rect, g) for g in grids_}
+    # A calibrated grid printed unlike the band around it: its print's reflectance against the band's was
+    # measured on the empty board, so the band, scaled by that ratio, is the grid's print in this photo's
+    # light right there (a ratio of two prints under the same light does not depend on the light).
+    calibrated = _calibrated_bands(template, bands)
+    bands.update(calibrated)
+    # The print around a grid says little about the grid itself (another board may have a like print around
+    # its grids): a calibrated grid's flat cells (empty print, lit or shaded) must look like the print
+    # calibration measured, or this is not the calibrated board.
+    # (Two flat cells at least: one may be a cube whose sides look like its top.)
+    flat_cells = {g.name: _uniform_cells(rect, g, loc.pose, cube, reaches[g.name])
+                  for g in grids_ if g.name in calibrated}
+    not_as_calibrated = [name for name, flat in flat_cells.items() if len(flat) >= 2 and _own_print(flat, bands[name])]
+    if calibrated and not _any_cell_like_print(rect, template, {n: bands[n] for n in calibrated}):
+        not_as_calibrated.append("board")
     for g in grids_:
+        if g.name in calibrated:
+            continue
         flat = _uniform_cells(rect, g, loc.pose, cube, reaches[g.name])
         if _own_print(flat, bands[g.name]):
             own_print.add(g.name)
@@ -1091,27 +1117,33 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
                 # One or two flat cells are still the grid's print: each stands for itself a few times
                 # over (the references want three pieces, against one odd piece of band).
                 bands[g.name] = flat if len(flat) >= 3 else list(flat) * 3
-    all_bands = [s for b in bands.values() for s in b]
-    shared_bands = [s for name, b in bands.items() if name not in own_print for s in b]
+    all_bands = [s for name, b in bands.items() if name not in calibrated for s in b]
+    shared_bands = [s for name, b in bands.items() if name not in own_print and name not in calibrated for s in b]
     sticker_refs = _sticker_refs(image, loc.markers, template.markers.size_mm)
     labs: dict[str, F32] = {}
     unread: dict[str, str] = {}
     notes: list[str] = []
     shared = _board_colour(sticker_refs, loc, template, shared_bands) if shared_bands else None
     for g in grids_:
-        measured = _board_colour(sticker_refs, loc, template, bands[g.name]) if g.name in own_print else shared
+        own = g.name in own_print or g.name in calibrated
+        measured = _board_colour(sticker_refs, loc, template, bands[g.name]) if own else shared
         if measured is not None:
             labs[g.name] = measured
-            expected = template.board_lab or DEFAULT_BOARD_LAB
+            expected = _expected_print(template, g.name)
             if _weighted(measured, expected, 1.0) > PRINT_UNLIKE and not notes:
                 notes.append(UNLIKE_NOTE_CALIBRATED if template.board_lab else UNLIKE_NOTE_TEMPLATE)
         elif template.board_lab is not None and g.name not in own_print:
-            labs[g.name] = np.asarray(template.board_lab, dtype=np.float32)
+            labs[g.name] = np.asarray(_expected_print(template, g.name), dtype=np.float32)
         else:
             labs[g.name] = np.asarray(template.board_lab or DEFAULT_BOARD_LAB, dtype=np.float32)
             unread[g.name] = NO_PATCHES_REASON if not sticker_refs else "the board's print could not be measured"
+    if not_as_calibrated and not notes:
+        notes.append(UNLIKE_NOTE_CALIBRATED)
     rgbs = {name: lab_to_linear_rgb(lab) for name, lab in labs.items()}
-    unfamiliar = frozenset(g.name for g in grids_) if notes else frozenset(own_print)
+    # Grids whose print is unlike the one the rules were tuned on (and the network trained on) get the extra
+    # checks, calibrated or not; a calibrated board is read, an uncalibrated one unlike its template refused.
+    unfamiliar = (frozenset(g.name for g in grids_) if notes else frozenset(own_print)) | frozenset(
+        name for name in labs if name in calibrated or _weighted(labs[name], DEFAULT_BOARD_LAB, 1.0) > PRINT_UNLIKE)
     keys = [(g, r, c) for g in grids_ for r in range(g.rows) for c in range(g.cols)]
     measures = {(g.name, r, c): _measure(rect, g, loc.pose, cube, r, c) for g, r, c in keys}
 
@@ -1204,6 +1236,7 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
     second = _own_shadow_guard(second, measures, rect, template, loc.pose, cube, rings)
     return _CellsRead({(g.name, r, c): second[(g.name, r, c)] for g, r, c in keys}, rect, loc, grey, tuple(notes),
                       unfamiliar=unfamiliar, line_reach=reaches,
+                      calibrated=frozenset() if notes else frozenset(calibrated),
                       refuse=bool(notes) or (OWN_PRINT_GATE and bool(own_print)))
 
 
@@ -1887,6 +1920,124 @@ UNLIKE_NOTE_TEMPLATE = ("the board's print looks unlike the template's; calibrat
                         "(Gear > Set up the camera) for the best reading")
 NO_PATCHES_REASON = ("the stickers show no reference patches and this board is not calibrated, so its print "
                      "cannot be told from a cube; print the stickers with their patch strip or calibrate the board")
+
+
+def _expected_print(template: Template, grid: str) -> tuple[float, float, float]:
+    """The print the template or its calibration says this grid's cells have (Lab)."""
+    if template.grid_lab and grid in template.grid_lab:
+        return template.grid_lab[grid]
+    return template.board_lab or DEFAULT_BOARD_LAB
+
+
+def _calibrated_bands(template: Template, bands: Mapping[str, list[_BandSample]]) -> dict[str, list[_BandSample]]:
+    """For each calibrated grid, its band pieces turned into the grid's own print in this photo's light: each
+    piece's light times the factor calibration measured for that piece (see Template.band_ratio); pieces
+    calibration did not see are left out. A grid with fewer than three such pieces keeps no band here."""
+    out: dict[str, list[_BandSample]] = {}
+    for name, pieces in (template.band_ratio or {}).items():
+        if name not in bands:
+            continue
+        factors = {(round(x * 2), round(y * 2)): np.array(k, dtype=np.float32) for x, y, *k in pieces}
+        scaled = [_BandSample(s.x, s.y, np.asarray(s.rgb * factors[key], dtype=np.float32))
+                  for s in bands[name] if (key := (round(s.x * 2), round(s.y * 2))) in factors]
+        if len(scaled) >= 3:
+            out[name] = scaled
+    return out
+
+
+#: Fewer cells than this whose middle looks like the calibrated print (lit, or shaded a little), over all
+#: calibrated grids: the photo's board is not the calibrated one.
+LIKE_PRINT_MIN = 2
+
+
+def _any_cell_like_print(rect: _Rectified, template: Template, bands: Mapping[str, Sequence[_BandSample]]) -> bool:
+    """Whether at least LIKE_PRINT_MIN cells' middles look like the print calibration measured for their grid
+    (against the calibrated print's light right there: within OWN_RATIO and OWN_CHROMA). An empty cell of the
+    calibrated board does; on another board (another print around grids like these) none does."""
+    like = 0
+    for name, samples in bands.items():
+        g = template.grids[name]
+        for r in range(g.rows):
+            for c in range(g.cols):
+                x, y = g.cell_centre(r, c)
+                q = g.cell_mm * 0.2
+                sl = rect.rect(x - q, y - q, x + q, y + q)
+                ref = _local_reference(samples, x, y)
+                if sl is None or ref is None:
+                    continue
+                mean, _, inside = rect.stats(sl)
+                li, lb = float(mean @ _LUMA), float(ref[0] @ _LUMA)
+                if not inside or li <= 1e-6 or lb <= 1e-6:
+                    continue
+                a, b = lab_of(mean * 0.5 / li), lab_of(ref[0] * 0.5 / lb)
+                if 1 / OWN_RATIO < li / lb < OWN_RATIO and math.hypot(a[1] - b[1], a[2] - b[2]) <= OWN_CHROMA:
+                    like += 1
+                    if like >= LIKE_PRINT_MIN:
+                        return True
+    return False
+
+
+Lab3 = tuple[float, float, float]
+Piece = tuple[float, float, float, float, float]
+
+
+@dataclass(frozen=True)
+class PrintCalibration:
+    """What a photo of the empty board says about its print (see ``measure_print``)."""
+
+    board_lab: Lab3
+    grid_lab: dict[str, Lab3]
+    band_ratio: dict[str, tuple[Piece, ...]]
+
+
+#: Cells nearest a band piece whose print calibration compares with that piece's.
+RATIO_CELLS = 3
+
+
+def measure_print(image: U8, template: Template) -> PrintCalibration:
+    """On a photo of the empty board: the print around the grids and each grid's own print (cell middles), in
+    CIE Lab against the stickers' white and black, measured as the reader measures them; and per band piece
+    the grid's print over the piece's (the light cancels). Raises PhotoError when the stickers show no
+    patches, or too little print is seen (a grid's cells clipped by glare, hidden or out of the photo)."""
+    grey = grey_of(image)
+    loc = locate(image, template, grey)
+    refs = _sticker_refs(image, loc.markers, template.markers.size_mm)
+    if not refs:
+        raise PhotoError(NO_PATCHES_REASON)
+    rect = _Rectified(image, loc.hom, _grid_box(template, 7.0), float(np.clip(_image_ppm(loc.hom, template), 2.0, 6.0)))
+    grids_ = template.gear_grids
+    bands = {g.name: _band_samples(rect, g, loc.pose, template.cube_mm, grids_) for g in grids_}
+    board = _board_colour(refs, loc, template, [s for b in bands.values() for s in b])
+    if board is None:
+        raise PhotoError("too little of the board's print around the grids is in view")
+    grid_lab, band_ratio = {}, {}
+    for g in grids_:
+        cells = []
+        for r in range(g.rows):
+            for c in range(g.cols):
+                x, y = g.cell_centre(r, c)
+                q = g.cell_mm * 0.25
+                sl = rect.rect(x - q, y - q, x + q, y + q)
+                if sl is None:
+                    continue
+                mean, clipped, inside = rect.stats(sl)
+                if inside and clipped < 0.01:
+                    cells.append(_BandSample(x, y, mean))
+        lab = _board_colour(refs, loc, template, cells) if len(cells) >= 3 else None
+        if lab is None:
+            raise PhotoError(f"the {g.name} grid's print is not seen well (glare on it, or hidden); retake the "
+                             "photo of the empty board")
+        grid_lab[g.name] = (float(lab[0]), float(lab[1]), float(lab[2]))
+        pieces = []
+        for s in bands[g.name]:
+            near = sorted(cells, key=lambda cs: math.hypot(cs.x - s.x, cs.y - s.y))[:RATIO_CELLS]
+            cell_rgb = np.median(np.array([cs.rgb for cs in near]), axis=0)
+            if np.any(s.rgb <= 1e-4):
+                continue
+            k = cell_rgb / s.rgb
+            pieces.append((float(s.x), float(s.y), float(k[0]), float(k[1]), float(k[2])))
+        band_ratio[g.name] = tuple(pieces)
+    return PrintCalibration((float(board[0]), float(board[1]), float(board[2])), grid_lab, band_ratio)
 
 
 def _board_colour(refs: Sequence[tuple[F64, F32, F32]], loc: Located, template: Template,

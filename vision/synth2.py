@@ -29,7 +29,7 @@ import hashlib
 import json
 import math
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -526,9 +526,12 @@ def _finish_photo(rng: np.random.Generator, lin: F32, look: Look, *, expose_at: 
     return np.asarray(img, np.uint8), {"blur_px": round(blur, 2), "jpeg_quality": q, "iso": round(iso, 2)}
 
 
-def render(template: Template, gear: dict[str, list[str]], *, seed: int, look: Look | None = None
-           ) -> tuple[U8, dict[str, Any]]:
-    """A photo of the board with this gear, and its labels (same format as ``vision.synth``'s)."""
+def render(template: Template, gear: dict[str, list[str]], *, seed: int, look: Look | None = None,
+           scene_seed: int | None = None) -> tuple[U8, dict[str, Any]]:
+    """A photo of the board with this gear, and its labels (same format as ``vision.synth``'s).
+    ``scene_seed``: the same board (art, print, stickers as stuck) photographed in another scene: camera,
+    lights, table and everything after the board art drawn from this seed instead (a calibration photo of
+    the board that ``seed`` draws)."""
     look = look or Look()
     rng = np.random.default_rng([seed, 2])
     bw, bh = template.board_mm
@@ -537,6 +540,9 @@ def render(template: Template, gear: dict[str, list[str]], *, seed: int, look: L
     margin = 15.0
     bppm = 8.0
     board, art = _board_texture(rng, template, look, bppm, margin, patches)
+    if scene_seed is not None:
+        rng = np.random.default_rng([scene_seed, 2])
+        cam = _make_camera(rng, template, look)
     lights, ambient = _make_lights(rng, template)
 
     # Cubes on the grids, a few loose ones (and dice-like big cubes) on the table.
@@ -659,6 +665,33 @@ def render_photo(seed: int, index: int, look: Look, template: Template) -> tuple
     rng = np.random.default_rng([photo_seed, 1])
     gear = _random_gear(rng, template, float(rng.uniform(*look.fill)))
     return render(template, gear, seed=photo_seed, look=look)
+
+
+#: The calibration photo of photo ``index``'s board is drawn with this scene seed offset (another camera,
+#: other lights, an empty board, no hand): the user flow's "photograph the empty board once".
+CALIBRATION_SCENE = 777_000_000
+
+
+def render_calibration(seed: int, index: int, look: Look, template: Template, attempt: int = 0
+                       ) -> tuple[U8, dict[str, Any]]:
+    """The empty board of ``render_photo(seed, index, ...)`` (same board art and stickers) photographed in
+    another scene, as a group photographs it once when setting up the camera (``attempt``: a retake, in
+    yet another scene)."""
+    photo_seed = seed * 10_007 + index
+    empty = {n: ["." * template.grids[n].cols] * template.grids[n].rows for n in GEAR_GRIDS}
+    return render(template, empty, seed=photo_seed, look=replace(look, hand=0.0),
+                  scene_seed=CALIBRATION_SCENE + photo_seed + 100_000_000 * attempt)
+
+
+def calibration_photo(path: Path, seed: int, index: int, look: Look, template: Template, attempt: int = 0) -> Path:
+    """The calibration photo for a set's photo at ``path`` (``calibration/PHOTO[-N].jpg`` in its folder),
+    rendered once."""
+    out = path.parent / "calibration" / (path.name if not attempt else f"{path.stem}-{attempt}{path.suffix}")
+    if not out.exists():
+        out.parent.mkdir(exist_ok=True)
+        img, _ = render_calibration(seed, index, look, template, attempt)
+        cv2.imwrite(str(out), img, [cv2.IMWRITE_JPEG_QUALITY, 98])
+    return out
 
 
 def set_folder(root: Path, name: str, seed: int, look: Look) -> Path:

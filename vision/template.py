@@ -84,6 +84,13 @@ class Template:
     cube_mm: float = DEFAULT_CUBE_MM
     status: str = "assumed"
     board_lab: tuple[float, float, float] | None = None
+    #: Per grid, CIE Lab of the cells' own print (written by calibration; a grid may be printed unlike the
+    #: board around it: another fill, dark, coloured).
+    grid_lab: Mapping[str, tuple[float, float, float]] | None = None
+    #: Per grid, pieces of the print around it as (x_mm, y_mm, r, g, b): the grid's print over that piece's
+    #: print, per linear RGB channel, measured on the empty board (calibration). The same light falls on
+    #: both, so in any photo the piece's light times this factor is the grid's lit print there.
+    band_ratio: Mapping[str, tuple[tuple[float, float, float, float, float], ...]] | None = None
 
     @property
     def gear_grids(self) -> tuple[Grid, ...]:
@@ -97,6 +104,10 @@ class Template:
             "board_mm": list(self.board_mm),
             "cube_mm": self.cube_mm,
             **({"board_lab": [round(v, 1) for v in self.board_lab]} if self.board_lab else {}),
+            **({"grid_lab": {k: [round(v, 1) for v in lab] for k, lab in self.grid_lab.items()}}
+               if self.grid_lab else {}),
+            **({"band_ratio": {k: [[round(v, 3) for v in piece] for piece in pieces]
+                               for k, pieces in self.band_ratio.items()}} if self.band_ratio else {}),
             "markers": {
                 "dictionary": self.markers.dictionary,
                 "size_mm": self.markers.size_mm,
@@ -156,6 +167,30 @@ def template_from_json(data: Any, pack: Boards | None = None) -> Template:
             raise TemplateError(f"board_lab: expected [L, a, b] of the printed board, got {raw_lab!r}")
         board_lab = (_number("board_lab[0]", raw_lab[0]), _number("board_lab[1]", raw_lab[1]),
                      _number("board_lab[2]", raw_lab[2]))
+    grid_lab = None
+    if "grid_lab" in data:
+        raw_grid_lab = data["grid_lab"]
+        if not isinstance(raw_grid_lab, dict):
+            raise TemplateError(f"grid_lab: expected {{grid: [L, a, b]}} of each grid's print, got {raw_grid_lab!r}")
+        grid_lab = {}
+        for gname, raw_lab in raw_grid_lab.items():
+            if not isinstance(raw_lab, list) or len(raw_lab) != 3:
+                raise TemplateError(f"grid_lab.{gname}: expected [L, a, b] of the grid's print, got {raw_lab!r}")
+            grid_lab[str(gname)] = (_number(f"grid_lab.{gname}[0]", raw_lab[0]),
+                                    _number(f"grid_lab.{gname}[1]", raw_lab[1]),
+                                    _number(f"grid_lab.{gname}[2]", raw_lab[2]))
+    band_ratio = None
+    if "band_ratio" in data:
+        raw_ratio = data["band_ratio"]
+        if not isinstance(raw_ratio, dict):
+            raise TemplateError(f"band_ratio: expected {{grid: [[x, y, r, g, b], ...]}}, got {raw_ratio!r}")
+        band_ratio = {}
+        for gname, pieces in raw_ratio.items():
+            if not isinstance(pieces, list) or not all(isinstance(p, list) and len(p) == 5 for p in pieces):
+                raise TemplateError(f"band_ratio.{gname}: expected a list of [x, y, r, g, b], got {pieces!r}")
+            band_ratio[str(gname)] = tuple(
+                tuple(_number(f"band_ratio.{gname}[{i}][{j}]", v, positive=j >= 2) for j, v in enumerate(p))
+                for i, p in enumerate(pieces))
     status = data.get("status", "assumed")
     if not isinstance(status, str):
         raise TemplateError(f"status: expected text, got {status!r}")
@@ -209,7 +244,12 @@ def template_from_json(data: Any, pack: Boards | None = None) -> Template:
     missing = [g for g in GEAR_GRIDS if g not in grids]
     if missing:
         raise TemplateError(f"grids: missing {', '.join(missing)}")
-    return Template(name, board if spec is None else spec.name, board_mm, markers, grids, cube_mm, status, board_lab)
+    for field_name, per_grid in (("grid_lab", grid_lab), ("band_ratio", band_ratio)):
+        unknown = sorted(set(per_grid or {}) - set(grids))
+        if unknown:
+            raise TemplateError(f"{field_name}: no grid named {', '.join(unknown)}")
+    return Template(name, board if spec is None else spec.name, board_mm, markers, grids, cube_mm, status,
+                    board_lab, grid_lab, band_ratio)  # type: ignore[arg-type]
 
 
 def load_template(path: str | Path | None = None, pack: Boards | None = None) -> Template:

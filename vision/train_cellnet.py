@@ -1,15 +1,26 @@
 """Trains the cell network (vision.cellnet) on rendered photos and writes ``vision/models/cellnet.npz``.
 
-    pip install torch                      # development only; the app runs the network in numpy
+    pip install torch==2.13.0              # development only; the app runs the network in numpy
     python -m vision.train_cellnet         # renders (once, cached) and reads the training photos, trains
 
-The photos come from ``vision.synth`` with the ordinary conditions of the benchmark (perspective, 2700-6500 K
-and mixed light, cast shadows, blur, noise, JPEG, clutter) on seeds the benchmark never uses
-(``TRAIN_SEEDS``). Every photo is read by the rule-based reader first, and each cell's patch is cut from
-the same rectified image and normalised by the same print reference the reader used, so training and
-reading see the same inputs. Cells the rules left undecided weigh more in the loss: they are the ones the
-network is asked about. A tenth of the photos is held out; the script prints the held-out accuracy, over
-all cells and over the undecided ones, and how many answers at or above ``cellnet.ACCEPT`` were wrong.
+Domain randomisation (issue 18): the photos come from both renderers, so the network never learns one
+renderer's board, cubes, light or camera as "the" look:
+
+- ``vision.synth`` with the ordinary conditions of the benchmark on seeds the benchmark never uses
+  (``FIRST_SEEDS``), read with the shipped template;
+- ``vision.synth2`` on its tuning seeds only (``SECOND_SEEDS``, never ``synth2.TEST_SEED``): random board art,
+  grid prints light to dark and coloured, cubes with side faces, one to three lights, lens distortion, noise,
+  JPEG; each board read with the template calibrated from its own empty-board photo, as the app does after
+  "Set up the camera".
+
+Every photo is read by the rule-based reader first, and each cell's patch is cut from the same rectified
+image and normalised by the same print reference the reader used, so training and reading see the same
+inputs. On top of the renderers' own variety, every training batch is randomised again: the print reference
+off by up to a third (the whole patch lighter or darker) and per channel (white balance), the contrast of
+the log-ratios scaled (other tone curves), a blur and sensor noise, under the eight symmetries of the square.
+Cells the rules left undecided weigh more in the loss. A tenth of the photos is held out; the script prints
+the held-out accuracy, over all cells and the undecided ones, and how many answers at or above
+``cellnet.ACCEPT`` were wrong, per renderer.
 """
 
 from __future__ import annotations
@@ -18,32 +29,49 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
+import cv2
 import numpy as np
 
-from vision import cellnet
+from vision import cellnet, synth2
+from vision.calibrate import CalibrationError, calibrate
 from vision.reader import PhotoError, _read_cells, cell_patches, load_photo
 from vision.synth import Conditions, photo_cache_dir, photo_set, photo_set_folder
 from vision.template import Template, load_template
 
-#: (seed, photos): never the benchmark's seeds (2026, 31, 32, 77, 91, 123, 5, 2033).
-TRAIN_SEEDS = ((7001, 1200), (7002, 500))
+#: (seed, photos) of the first renderer: never the benchmark's seeds (2026, 31, 32, 77, 91, 123, 5, 2033).
+FIRST_SEEDS = ((7001, 300),)
+#: (seed, photos) of the second renderer: its tuning seeds only, never synth2.TEST_SEED. Seed 501 is kept
+#: for checking the reader with the network (``benchmarks/vision.py --renderer second --seed 501``).
+SECOND_SEEDS = ((502, 100), (503, 100))
+#: Training photos are rendered at this size (cheaper than 12 MP; the reader rectifies both to a few px/mm).
+TRAIN_SIZE = (2000, 1500)
+#: The network: the patch averaged over PRE_POOL x PRE_POOL pixels, then 3x3 convolutions of these widths,
+#: each followed by 2x2 max pooling (a quarter of the arithmetic of four layers on the full patch: the
+#: reader shows it every undecided cell, and a photo must read in well under 150 ms).
+PRE_POOL = 2
+WIDTHS = (16, 32, 64)
 #: Undecided cells count this many times in the loss.
 HARD_WEIGHT = 4.0
 
 
-def extract(paths: list[Path], template: Template) -> dict[str, np.ndarray]:
-    """Every cell's patch, true label, whether the rules left it undecided, and its photo's index."""
+def extract(paths: list[Path], template: Template | dict[Path, Template]) -> dict[str, np.ndarray]:
+    """Every cell's patch, true label, whether the rules left it undecided, and its photo's index
+    (``template``: one for all photos, or each photo's own calibrated one; photos without one are skipped)."""
     xs, ys, hard, photo = [], [], [], []
     for i, path in enumerate(paths):
         truth = json.loads(path.with_suffix(".json").read_text())
+        own = template.get(path) if isinstance(template, dict) else template
+        if own is None:
+            continue
         try:
-            read = _read_cells(load_photo(path), template, None)
+            read = _read_cells(load_photo(path), own, None)
         except PhotoError:
             continue
         keys = list(read.cells)
-        xs.append(cell_patches(read, template, keys).astype(np.float16))
+        xs.append(cell_patches(read, own, keys).astype(np.float16))
         for name, r, c in keys:
             ys.append(cellnet.LABELS.index(truth[name][r][c]))
             cell = read.cells[(name, r, c)]
@@ -55,26 +83,77 @@ def extract(paths: list[Path], template: Template) -> dict[str, np.ndarray]:
             "photo": np.array(photo, dtype=np.int64)}
 
 
-def dataset(template: Template, cond: Conditions) -> dict[str, np.ndarray]:
+def _cached(data_file: Path, make: Callable[[], dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    if data_file.exists():
+        with np.load(data_file) as d:
+            return {k: d[k] for k in d.files}
+    part = make()
+    np.savez(data_file, **part)
+    return part
+
+
+def calibrated(paths: list[Path], seed: int, look: synth2.Look, template: Template) -> dict[Path, Template]:
+    """Each second-renderer photo's template calibrated from its board's empty-board photo (up to three
+    photos, as the app asks for a retake)."""
+    out = {}
+    for i, path in enumerate(paths):
+        for attempt in range(3):
+            try:
+                out[path] = calibrate(load_photo(synth2.calibration_photo(path, seed, i, look, template, attempt)),
+                                      template)
+                break
+            except CalibrationError:
+                continue
+    return out
+
+
+def dataset(template: Template, size: tuple[int, int] = TRAIN_SIZE) -> dict[str, np.ndarray]:
     parts = []
-    for seed, count in TRAIN_SEEDS:
-        folder = photo_set_folder(photo_cache_dir(), "train", seed, cond)
-        data_file = folder / f"cells-{count}.npz"
-        if data_file.exists():
-            with np.load(data_file) as d:
-                parts.append({k: d[k] for k in d.files})
-            continue
+    root = photo_cache_dir()
+    for seed, count in FIRST_SEEDS:
+        cond = Conditions(size=size)
+        folder = photo_set_folder(root, "train", seed, cond)
         paths = photo_set(folder, count, seed, cond, template=template)
-        part = extract(paths, template)
-        np.savez(data_file, **part)
-        parts.append(part)
+        parts.append({**_cached(folder / f"cells-{count}.npz", lambda p=paths: extract(p, template)),
+                      "renderer": np.zeros(1, dtype=np.int64)})
+        print(f"first renderer, seed {seed}: {count} photos", file=sys.stderr, flush=True)
+    for seed, count in SECOND_SEEDS:
+        assert seed != synth2.TEST_SEED, "the second renderer's test seed is never trained on"
+        look = synth2.Look(size=size)
+        folder = synth2.set_folder(root, "train", seed, look)
+        paths = synth2.photo_set(folder, count, seed, look, template=template)
+        parts.append({**_cached(folder / f"cells-calibrated-{count}.npz",
+                                lambda p=paths, s=seed, lk=look: extract(p, calibrated(p, s, lk, template))),
+                      "renderer": np.ones(1, dtype=np.int64)})
+        print(f"second renderer, seed {seed}: {count} photos", file=sys.stderr, flush=True)
     offset, out = 0, []
     for part in parts:
         part = dict(part)
         part["photo"] = part["photo"] + offset
         offset = int(part["photo"].max()) + 1
+        part["renderer"] = np.full(len(part["y"]), int(part["renderer"][0]), dtype=np.int64)
         out.append(part)
     return {k: np.concatenate([p[k] for p in out]) for k in out[0]}
+
+
+def randomise(xb: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Domain randomisation of a batch of patches (N, CHANNELS, H, W), on top of a symmetry of the square:
+    the print reference off (whole patch and per channel), another contrast, blur, noise."""
+    n = len(xb)
+    log = xb[:, :3]
+    log *= rng.uniform(0.8, 1.25, size=(n, 1, 1, 1)).astype(np.float32)
+    log += rng.normal(0, 0.15, size=(n, 1, 1, 1)).astype(np.float32)
+    log += rng.normal(0, 0.05, size=(n, 3, 1, 1)).astype(np.float32)
+    blur = rng.random(n) < 0.3
+    for i in np.flatnonzero(blur):
+        sigma = float(rng.uniform(0.5, 1.5))
+        for ch in range(3):
+            log[i, ch] = cv2.GaussianBlur(log[i, ch], (0, 0), sigma)
+    log += (rng.normal(0, 1, size=log.shape) * rng.uniform(0, 0.08, size=(n, 1, 1, 1))).astype(np.float32)
+    lo, hi = (float(np.log2(v)) for v in cellnet.RATIO_RANGE)
+    np.clip(log, lo, hi, out=log)
+    xb[:, :3] = log
+    return xb
 
 
 def train(data: dict[str, np.ndarray], epochs: int, out_path: Path, seed: int = 0) -> None:
@@ -92,13 +171,12 @@ def train(data: dict[str, np.ndarray], epochs: int, out_path: Path, seed: int = 
     print(f"cells: {len(tr)} training ({int(hard[tr].sum())} undecided by the rules), {len(va)} held out "
           f"({int(hard[va].sum())} undecided)", flush=True)
 
-    widths = (16, 32, 48, 64)
-    layers: list[nn.Module] = []
+    layers: list[nn.Module] = [nn.AvgPool2d(PRE_POOL)] if PRE_POOL > 1 else []
     cin = cellnet.CHANNELS
-    for w in widths:
+    for w in WIDTHS:
         layers += [nn.Conv2d(cin, w, 3, padding=1), nn.BatchNorm2d(w), nn.ReLU(), nn.MaxPool2d(2)]
         cin = w
-    side = cellnet.PATCH_PX // 2 ** len(widths)
+    side = cellnet.PATCH_PX // PRE_POOL // 2 ** len(WIDTHS)
     layers += [nn.Flatten(), nn.Dropout(0.2), nn.Linear(cin * side * side, 96), nn.ReLU(),
                nn.Linear(96, len(cellnet.LABELS))]
     model = nn.Sequential(*layers)
@@ -112,10 +190,7 @@ def train(data: dict[str, np.ndarray], epochs: int, out_path: Path, seed: int = 
         order = rng.permutation(tr)
         for b in range(steps_per_epoch):
             idx = order[b * 128:(b + 1) * 128]
-            xb = cellnet.symmetry(x[idx], int(rng.integers(8)))
-            # The print reference is a measurement too: shift the whole patch's light a little.
-            xb[:, :3] += rng.normal(0, 0.08, size=(len(idx), 1, 1, 1)).astype(np.float32)
-            xb[:, :3] += rng.normal(0, 0.02, size=(len(idx), 3, 1, 1)).astype(np.float32)
+            xb = randomise(cellnet.symmetry(x[idx], int(rng.integers(8))), rng)
             logits = model(torch.from_numpy(xb))
             loss = (nn.functional.cross_entropy(logits, torch.from_numpy(y[idx]), reduction="none")
                     * weights[idx]).mean()
@@ -125,7 +200,9 @@ def train(data: dict[str, np.ndarray], epochs: int, out_path: Path, seed: int = 
             sched.step()
             total += float(loss.detach()) * len(idx)
         probs = _predict(model, x[va])
-        report = _report(probs, y[va], hard[va])
+        renderer = data["renderer"][va]
+        report = "; ".join(f"{name}: {_report(probs[renderer == k], y[va][renderer == k], hard[va][renderer == k])}"
+                           for k, name in enumerate(("first", "second")) if np.any(renderer == k))
         print(f"epoch {epoch + 1}/{epochs}: loss {total / len(tr):.4f}, {time.time() - start:.0f} s; "
               f"held out: {report}", flush=True)
     _export(model, out_path)
@@ -159,7 +236,7 @@ def _export(model: object, path: Path) -> None:
     """Batch norm folded into each convolution; numpy arrays in cellnet's layout."""
     from torch import nn
 
-    arrays: dict[str, np.ndarray] = {}
+    arrays: dict[str, np.ndarray] = {"pre_pool": np.array([PRE_POOL], dtype=np.float32)}
     mods = list(model)  # type: ignore[call-overload]
     conv_i = fc_i = 0
     for i, m in enumerate(mods):
@@ -182,9 +259,12 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--epochs", type=int, default=12)
     ap.add_argument("--out", type=Path, default=cellnet.MODEL_PATH)
+    ap.add_argument("--data-only", action="store_true", help="render and extract the training cells, no training")
     args = ap.parse_args(argv)
     template = load_template()
-    data = dataset(template, Conditions())
+    data = dataset(template)
+    if args.data_only:
+        return 0
     train(data, args.epochs, args.out)
     return 0
 

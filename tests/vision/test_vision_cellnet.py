@@ -94,8 +94,9 @@ def _confident_errors(reading: BoardReading, truth: dict[str, Any]) -> list[str]
 
 
 @pytest.mark.parametrize(("index", "cells", "all_read"), [
-    # Deep bluish lamp shadows on empty cells that look exactly like metal, beside a metal cube.
-    (152, [("helmet", 1, 3), ("helmet", 2, 2), ("weapon_left", 1, 0), ("weapon_left", 1, 3)], False),
+    # Deep bluish lamp shadows on empty cells that look exactly like metal, beside a metal cube (the network
+    # trained on both renderers leaves two more such cells, weapon_left[1][0] and [1][3], '?').
+    (152, [("helmet", 1, 3), ("helmet", 2, 2)], False),
     # Wood cubes under a warm lamp, as dark as the shadows around them.
     (242, [("helmet", 0, 0), ("helmet", 0, 2), ("weapon_left", 1, 4), ("weapon_left", 2, 4),
            ("weapon_right", 0, 0), ("weapon_right", 2, 0)], True),

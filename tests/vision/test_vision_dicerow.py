@@ -40,3 +40,18 @@ def test_reads_rows_of_the_second_renderer_without_confident_errors() -> None:
 def test_no_sticker_is_refused() -> None:
     with pytest.raises(DiceReadError):
         read_dice_rows(np.full((600, 800, 3), 200, np.uint8))
+
+
+def test_pips_count_only_when_laid_out_as_a_dies_face() -> None:
+    from vision.dicerow import pips_laid_out
+
+    five = np.array([[-4.0, -4.0], [4.0, -4.0], [0.0, 0.0], [-4.0, 4.0], [4.0, 4.0]]) + [30.0, 50.0]
+    assert pips_laid_out(five, 0.0)
+    turned = five @ np.array([[0.96, 0.28], [-0.28, 0.96]])  # the die turned ~16 degrees
+    assert pips_laid_out(turned, 16.3) and pips_laid_out(turned, -73.7) and not pips_laid_out(turned, 40.0)
+    assert pips_laid_out(np.array([[-4.0, 4.0], [0.0, 0.0], [4.0, -4.0]]), 0.0)
+    # A two with a fleck beside it is no three; a three along an edge is no face at all.
+    assert not pips_laid_out(np.array([[-4.0, -4.0], [4.0, 4.0], [4.0, 0.0]]), 0.0)
+    assert not pips_laid_out(np.array([[-4.0, -4.0], [0.0, -4.0], [4.0, -4.0]]), 0.0)
+    six = np.array([[x, y] for x in (-4.0, 4.0) for y in (-4.0, 0.0, 4.0)])
+    assert pips_laid_out(six, 0.0) and pips_laid_out(six[:, ::-1], 0.0)

@@ -88,3 +88,38 @@ def test_collect_saves_a_labelled_photo_the_benchmark_reads(tmp_path: Path,
     unsure = json.dumps({**{g: truth[g] for g in GEAR_GRIDS}, "sandals": ["?.."]})
     code, _, err = run_cli(["vision", "collect", str(path), "--grids", unsure, "--out", str(tmp_path / "x")], capsys)
     assert code == 2 and "only W, M, T and ." in err
+
+
+def test_a_calibrated_board_unlike_the_template_is_read_not_refused() -> None:
+    # The user flow: one photo of the same board, empty, in another scene (camera, lights), fits the template
+    # and measures the print around each grid against the grid's own; the photo with cubes is then read.
+    from vision.calibrate import calibrate
+
+    template = load_template()
+    look = synth2.Look(size=SIZE)
+    index = 3
+    empty, _ = synth2.render_calibration(synth2.TUNE_SEEDS[0], index, look, template)
+    fitted = calibrate(empty, template)
+    assert fitted.grid_lab is not None and fitted.band_ratio is not None
+    assert set(fitted.band_ratio) == set(GEAR_GRIDS)
+    image, truth = synth2.render_photo(synth2.TUNE_SEEDS[0], index, look, template)
+    uncalibrated = read_board(image, template)
+    assert uncalibrated.retake == UNFAMILIAR_REASON
+    reading = read_board(image, fitted)
+    assert _confident_errors(truth, dict(reading.grids)) == 0
+    assert reading.retake != UNFAMILIAR_REASON
+    assert sum(c.label != "?" for c in reading.cells) >= 20
+
+
+def test_a_photo_of_another_board_than_the_calibrated_one_is_refused() -> None:
+    # Calibrated on one board's art, shown another board (other print): refused, never guessed.
+    from vision.calibrate import calibrate
+
+    template = load_template()
+    look = synth2.Look(size=SIZE)
+    empty, _ = synth2.render_calibration(synth2.TUNE_SEEDS[0], 3, look, template)
+    fitted = calibrate(empty, template)
+    image, truth = synth2.render_photo(synth2.TUNE_SEEDS[0], 0, look, template)
+    reading = read_board(image, fitted)
+    assert _confident_errors(truth, dict(reading.grids)) == 0
+    assert reading.retake == UNFAMILIAR_REASON

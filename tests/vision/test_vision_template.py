@@ -70,3 +70,19 @@ def test_files_that_are_not_templates(tmp_path: Path) -> None:
 
 def test_every_gear_grid_is_described() -> None:
     assert set(GEAR_GRIDS) <= set(load_template().grids)
+
+
+def test_calibrated_print_fields_round_trip_and_are_checked() -> None:
+    data = load_template().to_json()
+    data["board_lab"] = [70.0, -3.0, 5.0]
+    data["grid_lab"] = {"helmet": [40.0, 10.0, 2.0]}
+    data["band_ratio"] = {"helmet": [[40.0, 26.0, 0.5, 0.4, 0.45]]}
+    again = template_from_json(template_from_json(data).to_json())
+    assert again.grid_lab == {"helmet": (40.0, 10.0, 2.0)}
+    assert again.band_ratio == {"helmet": ((40.0, 26.0, 0.5, 0.4, 0.45),)}
+    data["band_ratio"] = {"hat": [[1.0, 2.0, 0.5, 0.4, 0.45]]}
+    with pytest.raises(TemplateError, match="band_ratio: no grid named hat"):
+        template_from_json(data)
+    data["band_ratio"] = {"helmet": [[1.0, 2.0, 0.5, 0.4]]}
+    with pytest.raises(TemplateError, match="band_ratio.helmet"):
+        template_from_json(data)
