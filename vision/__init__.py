@@ -2,5 +2,5 @@
 calibration, and a renderer of labelled synthetic photos for tests and the benchmark.
 
 The readers are pure functions of pixels and a template; files, cameras and the command line live in
-ui/cli/vision.py. See vision/README.md.
+games/fujikoro/cli/vision.py. See vision/README.md.
 """
