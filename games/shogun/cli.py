@@ -30,6 +30,7 @@ from games.shogun.rules import setup_from_json
 from games.shogun.scoring import RegionCount, holdings_from_provinces, score
 from games.shogun.tower import Throw, Tower, TowerError, clean
 from ui.cli import CliError, read_json_input
+from ui.cli.keeping import add_keeping_verbs, print_json
 
 VERBS: dict[str, str] = {
     "battle": "settle a battle or revolt from the tray counts (what goes back, what stays, the province after)",
@@ -258,7 +259,7 @@ HANDLERS: dict[str, Callable[[Any, Pack], dict[str, Any]]] = {
 
 
 def _register_game(subparsers: Any) -> None:
-    parser = subparsers.add_parser("game", help="keep a game of Shogun: new, do, state, undo, log, export",
+    parser = subparsers.add_parser("game", help="keep a game of Shogun: new, do, state, undo, redo, log, export",
                                    description="Keep a game of Shogun: every change is a JSON command in the "
                                                "game file's durable log.")
     sub = parser.add_subparsers(dest="shogun_game_command", metavar="SUBCOMMAND", required=True)
@@ -272,57 +273,9 @@ def _register_game(subparsers: Any) -> None:
     new.add_argument("--corrections", default=None, metavar="FILE",
                      help="data-pack corrections as a JSON object {dotted key: value}, over the group's own")
     new.set_defaults(handler=_game_new)
-    do = sub.add_parser("do", help="apply one command, given as JSON (- reads it from standard input)")
-    db(do)
-    do.add_argument("command", help='for example \'{"type": "draw_event", "event": "e02"}\'')
-    do.set_defaults(handler=_game_do)
-    state = sub.add_parser("state", help="print the state as JSON")
-    db(state)
-    state.set_defaults(handler=_game_state)
-    undo = sub.add_parser("undo", help="undo the last command (it says what it undoes)")
-    db(undo)
-    undo.add_argument("--force", action="store_true", help="also undo a tower throw or a draw the app made")
-    undo.set_defaults(handler=_game_undo)
-    log = sub.add_parser("log", help="print the log (commands, undos, redos) as JSON")
-    db(log)
-    log.set_defaults(handler=_game_log)
-    export = sub.add_parser("export", help="a finished game's result: csv (score sheet) or bgstats (link)")
-    db(export)
-    export.add_argument("--format", choices=("csv", "bgstats"), default="csv")
-    export.set_defaults(handler=_game_export)
-
-
-def _print(obj: Any) -> None:
-    json.dump(obj, sys.stdout, ensure_ascii=False)
-    sys.stdout.write("\n")
-    sys.stdout.flush()
-
-
-def _last_shogun_game() -> str:
-    from store.games import list_games
-    from ui.session import game_of
-
-    for path in list_games():
-        if game_of(str(path)) == "shogun":
-            return str(path)
-    raise CliError("there is no saved Shogun game yet; start one with `table-companion shogun game new SETUP`")
-
-
-def _open_game(db: str | None) -> Any:
-    from companion.engine import ReplayError
-    from store.gamelog import StoreError
-    from ui.session import game_of, open_game
-
-    path = db or _last_shogun_game()
-    kind = game_of(path)
-    if kind is None:
-        raise CliError(f"{path}: not a game file this app can open")
-    if kind != "shogun":
-        raise CliError(f"{path} is a game of {kind}, not of Shogun")
-    try:
-        return open_game(path)
-    except (StoreError, ReplayError) as error:
-        raise CliError(str(error)) from None
+    add_keeping_verbs(sub, game="shogun", title="Shogun", new_hint="table-companion shogun game new SETUP",
+                      do_example='{"type": "draw_event", "event": "e02"}', acknowledge=_acknowledge,
+                      state_json=_state_json, export_default="csv")
 
 
 def _game_new(args: argparse.Namespace) -> int:
@@ -358,97 +311,31 @@ def _game_new(args: argparse.Namespace) -> int:
         raise CliError(str(error)) from None
     game = OpenGame(str(path), session, file)
     try:
-        _print({"db": str(path), **session.state_json()})
+        print_json({"db": str(path), **session.state_json()})
     finally:
         game.close()
     return 0
 
 
-def _acknowledge(game: Any, applied: Any) -> dict[str, Any]:
-    """What a command did: its log line, and where the game is now (a throw's outcome when it threw)."""
-    state = game.session.state_json()
-    out: dict[str, Any] = {"seq": applied.record.seq, "description": applied.record.description,
-                           "state_id": game.session.state_id, "phase": state["phase"], "round": state["round"],
+def _acknowledge(session: Any, applied: Any) -> dict[str, Any]:
+    """What a command did besides its log line: where the game is now (a throw's outcome when it threw)."""
+    state = session.state_json()
+    out: dict[str, Any] = {"state_id": session.state_id, "phase": state["phase"], "round": state["round"],
                            "prompt": state["prompt"]}
     command = applied.record.command or {}
-    throws = game.session.state.tower.throws
-    if "out" in command and throws:
+    throws = session.state.tower.throws
+    if applied.record.kind.value == "command" and "out" in command and throws:
         out["throw"] = throws[-1].to_json()
     return out
 
 
-def _game_do(args: argparse.Namespace) -> int:
-    from companion.engine import CommandError, parse_command
-    from store.gamelog import StoreError
+def _state_json(session: Any) -> dict[str, Any]:
+    """The state, and once the game is over each player's result (VP, rank, chests, categories; spec 8)."""
+    state: dict[str, Any] = session.state_json()
+    result = session.game.result(session.state)
+    if result is not None:
+        state["result"] = [{"name": p.name, "colour": p.colour, "vp": p.score, "rank": p.rank,
+                            "winner": p.winner, "chests": p.tiebreak, "categories": dict(p.categories)}
+                           for p in result.players]
+    return state
 
-    text = sys.stdin.read() if args.command == "-" else args.command
-    try:
-        command = parse_command(text)
-    except CommandError as error:
-        raise CliError(str(error)) from None
-    game = _open_game(args.db)
-    try:
-        applied = game.session.do(command)
-        _print(_acknowledge(game, applied))
-    except (CommandError, StoreError) as error:
-        raise CliError(str(error)) from None
-    finally:
-        game.close()
-    return 0
-
-
-def _game_state(args: argparse.Namespace) -> int:
-    game = _open_game(args.db)
-    try:
-        state = game.session.state_json()
-        result = game.session.game.result(game.session.state)
-        if result is not None:
-            state["result"] = [{"name": p.name, "colour": p.colour, "vp": p.score, "rank": p.rank,
-                                "winner": p.winner, "chests": p.tiebreak, "categories": dict(p.categories)}
-                               for p in result.players]
-        _print({"db": game.path, **state})
-    finally:
-        game.close()
-    return 0
-
-
-def _game_undo(args: argparse.Namespace) -> int:
-    from companion.engine import CommandError
-    from store.gamelog import StoreError
-
-    game = _open_game(args.db)
-    try:
-        applied = game.session.undo(force=args.force)
-        _print({"seq": applied.record.seq, "description": applied.record.description,
-                "state_id": game.session.state_id})
-    except (CommandError, StoreError) as error:
-        raise CliError(str(error)) from None
-    finally:
-        game.close()
-    return 0
-
-
-def _game_log(args: argparse.Namespace) -> int:
-    game = _open_game(args.db)
-    try:
-        _print([{**s.record.to_json(), "at": s.at} for s in game.handle.stamped()])
-    finally:
-        game.close()
-    return 0
-
-
-def _game_export(args: argparse.Namespace) -> int:
-    from ui.session import export
-
-    game = _open_game(args.db)
-    try:
-        made = export(game)
-        if made is None:
-            raise CliError("only a finished game can be exported (a score sheet or for BG Stats)")
-        if args.format == "csv":
-            sys.stdout.write(made.csv)
-        else:
-            _print({"link": made.bgstats_link})
-    finally:
-        game.close()
-    return 0

@@ -111,7 +111,7 @@ def test_bad_commands_exit_2_with_one_line(tmp_path: Path, capsys: pytest.Captur
     assert code == 2 and err.count("\n") == 1
     # without --db: the last Shogun game played in the data folder (a private one in tests/conftest.py)
     code, _, err = _cli(["state"], capsys)
-    assert code == 2 and "no saved Shogun game" in err
+    assert code == 2 and "no saved game yet (Shogun)" in err
     code, made, _ = _cli(["new", str(setup)], capsys)
     assert code == 0
     code, state, _ = _cli(["state"], capsys)
