@@ -111,21 +111,13 @@ class _Keeper:
     # ---- the verbs ---------------------------------------------------------------------------------
     def do(self, args: argparse.Namespace) -> int:
         from companion.engine import CommandError, parse_command
-        from store.gamelog import StoreError
 
         text = sys.stdin.read() if args.command == "-" else args.command
         try:
             command = parse_command(text)
         except CommandError as error:
             raise CliError(str(error)) from None
-        file, session = self._open(args.db)
-        with file:
-            try:
-                applied = session.do(command)
-            except (CommandError, StoreError) as error:
-                raise CliError(str(error)) from None
-            print_json(self._said(session, applied))
-        return 0
+        return self._walk(args, lambda session: session.do(command))
 
     def state(self, args: argparse.Namespace) -> int:
         file, session = self._open(args.db)
@@ -140,6 +132,7 @@ class _Keeper:
         return self._walk(args, lambda session: session.redo())
 
     def _walk(self, args: argparse.Namespace, step: Callable[[Any], Any]) -> int:
+        """Open the game, take one step (a command, an undo, a redo), print what it did."""
         from companion.engine import CommandError
         from store.gamelog import StoreError
 

@@ -16,6 +16,7 @@ from kivy.properties import BooleanProperty, ListProperty, NumericProperty, Obje
 from games.fujikoro.pack import DataPack
 from games.fujikoro.rules import MAX_PLAYERS, RULES_VERSION, SetupError, parse_setup, setup_checklist
 from ui import coretext
+from ui import players as players_form
 from ui.session import GameSetup, PlayerSetup
 from ui.theme import PLAYER_COLOURS
 from ui.tr import tr
@@ -72,22 +73,14 @@ class SetupModel(EventDispatcher):  # type: ignore[misc]
             self.players = [p for i, p in enumerate(self.players) if i != index]
 
     def rename(self, index: int, name: str) -> None:
-        if 0 <= index < len(self.players) and self.players[index]["name"] != name:
-            players = [dict(p) for p in self.players]
-            players[index]["name"] = name
-            self.players = players
+        changed = players_form.renamed(self.players, index, name)
+        if changed is not None:
+            self.players = changed
 
     def next_colour(self, index: int) -> None:
-        used = {p["colour"] for i, p in enumerate(self.players) if i != index}
-        current = self.players[index]["colour"]
-        start = COLOURS.index(current) if current in COLOURS else -1
-        for step in range(1, len(COLOURS) + 1):
-            candidate = COLOURS[(start + step) % len(COLOURS)]
-            if candidate not in used:
-                players = [dict(p) for p in self.players]
-                players[index]["colour"] = candidate
-                self.players = players
-                return
+        changed = players_form.next_colour(self.players, index, COLOURS)
+        if changed is not None:
+            self.players = changed
 
     def next_board(self, index: int) -> None:
         """Cycle symmetric -> characters; switching one player to characters switches all (EN p.2)."""

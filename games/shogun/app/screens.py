@@ -16,6 +16,7 @@ from kivy.uix.gridlayout import GridLayout
 from kivy.uix.screenmanager import Screen
 
 from games.shogun.app.model import COLOURS, grid_columns
+from ui import players as players_form
 from ui.tr import tr
 from ui.widgets import Sheet, TouchButton
 
@@ -227,21 +228,14 @@ class ShogunNewScreen(Screen):  # type: ignore[misc]
         self.error = "" if 3 <= len(self.players) <= 5 else tr._("Shogun is for 3 to 5 players")
 
     def rename(self, index: int, name: str) -> None:
-        if 0 <= index < len(self.players) and self.players[index]["name"] != name:
-            players = [dict(p) for p in self.players]
-            players[index]["name"] = name
-            self.players = players
+        changed = players_form.renamed(self.players, index, name)
+        if changed is not None:
+            self.players = changed
 
     def next_colour(self, index: int) -> None:
-        used = {p["colour"] for i, p in enumerate(self.players) if i != index}
-        start = self.colours.index(self.players[index]["colour"])
-        for step in range(1, len(self.colours) + 1):
-            candidate = self.colours[(start + step) % len(self.colours)]
-            if candidate not in used:
-                players = [dict(p) for p in self.players]
-                players[index]["colour"] = candidate
-                self.players = players
-                return
+        changed = players_form.next_colour(self.players, index, self.colours)
+        if changed is not None:
+            self.players = changed
 
     def add_player(self) -> None:
         if len(self.players) < 5:
