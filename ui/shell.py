@@ -192,7 +192,7 @@ class FujiKoroApp(App):
 
     @staticmethod
     def _screen_list(parts: GameApp) -> tuple[GameScreen, ...]:
-        """The game's screens, then the shell's own (settings)."""
+        """The game's screens, then the shell's own (Games, Settings)."""
         own = tuple(GameScreen(name, label, module, cls) for name, label, module, cls in SCREENS)
         return (*parts.screens, *own)
 
