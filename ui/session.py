@@ -12,33 +12,16 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from companion.engine import Applied, Session
 from companion.events import Event
 
 
-@dataclass(frozen=True, slots=True)
-class PlayerSetup:
-    name: str
-    colour: str
-    board: str = "symmetric"
+class HasConfig(Protocol):
+    """A game's setup form's result: the setup a game file keeps (``config()``)."""
 
-
-@dataclass(frozen=True, slots=True)
-class GameSetup:
-    players: tuple[PlayerSetup, ...]
-    mode: str = "competitive"
-    scenario: int = 0
-    adventure_tokens: bool = False
-
-    def config(self) -> dict[str, Any]:
-        return {
-            "players": [{"name": p.name, "colour": p.colour, "board": p.board} for p in self.players],
-            "mode": self.mode,
-            "scenario": self.scenario,
-            "adventure_tokens": self.adventure_tokens,
-        }
+    def config(self) -> dict[str, Any]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +84,7 @@ class OpenGame:
 # ---- the store ------------------------------------------------------------------------------
 
 
-def create(setup: GameSetup | Mapping[str, Any], directory: Path | None = None, *, game: str) -> OpenGame:
+def create(setup: HasConfig | Mapping[str, Any], directory: Path | None = None, *, game: str) -> OpenGame:
     """A new game file in the games folder, with the game's data (and the group's corrections) in its header.
     ``setup`` is the game's setup (its ``config()``, or the JSON object itself); ``game`` its registry name."""
     from companion.registry import game as game_module
@@ -111,7 +94,7 @@ def create(setup: GameSetup | Mapping[str, Any], directory: Path | None = None, 
     from store.sessions import factories, new_session
 
     made = game_module(game).new_game(read_overrides(game))
-    config = setup.config() if isinstance(setup, GameSetup) else dict(setup)
+    config = dict(setup) if isinstance(setup, Mapping) else setup.config()
     header = Header(game, made.version, config, made.data, created_at=time.time())
     path = new_game_path(directory)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -33,8 +33,10 @@ def test_ui_a_gpio_button_press_ends_the_turn(run_app: Any, tmp_path: Path) -> N
 
 def test_ui_a_tray_roll_for_an_old_state_is_refused_with_a_clear_message(tmp_path: Path) -> None:
     """The table's tray reports the state it showed when the dice fell; the game moved on meanwhile."""
-    players = (session_port.PlayerSetup("Aiko", "red"), session_port.PlayerSetup("Botan", "blue"))
-    game = session_port.create(session_port.GameSetup(players=players), directory=tmp_path, game="fujikoro")
+    from games.fujikoro.app.setup import GameSetup, PlayerSetup
+
+    players = (PlayerSetup("Aiko", "red"), PlayerSetup("Botan", "blue"))
+    game = session_port.create(GameSetup(players=players), directory=tmp_path, game="fujikoro")
     try:
         shown = game.session.state_id
         game.do({"type": "action", "action": "move"}, expected_state_id=shown)

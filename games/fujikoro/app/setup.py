@@ -8,6 +8,7 @@ would refuse, with the same sentence.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from kivy.event import EventDispatcher
@@ -17,9 +18,31 @@ from games.fujikoro.pack import DataPack
 from games.fujikoro.rules import MAX_PLAYERS, RULES_VERSION, SetupError, parse_setup, setup_checklist
 from ui import coretext
 from ui import players as players_form
-from ui.session import GameSetup, PlayerSetup
 from ui.theme import PLAYER_COLOURS
 from ui.tr import tr
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerSetup:
+    name: str
+    colour: str
+    board: str = "symmetric"
+
+
+@dataclass(frozen=True, slots=True)
+class GameSetup:
+    players: tuple[PlayerSetup, ...]
+    mode: str = "competitive"
+    scenario: int = 0
+    adventure_tokens: bool = False
+
+    def config(self) -> dict[str, Any]:
+        return {
+            "players": [{"name": p.name, "colour": p.colour, "board": p.board} for p in self.players],
+            "mode": self.mode,
+            "scenario": self.scenario,
+            "adventure_tokens": self.adventure_tokens,
+        }
 
 
 class RulesGameSetup(GameSetup):
