@@ -306,6 +306,15 @@ class _Rectified:
                                                   borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0)),
                               dtype=np.uint8)
 
+    _lum: F32 | None = None
+
+    @property
+    def lum(self) -> F32:
+        """Linear luminance of every pixel (computed once, on first use)."""
+        if self._lum is None:
+            self._lum = np.asarray(LINEAR_LUT[self.raw] @ _LUMA[::-1], dtype=np.float32)
+        return self._lum
+
     def glare_spots(self) -> list[tuple[float, float, float, float, float, float]]:
         """Clipped patches as (x, y, radius, width, height, fill) in mm: the centre, the radius of a disc of
         the same area, the bounding box and how much of it the patch fills (a disc 0.79, a square ~1)."""
@@ -362,7 +371,7 @@ class _Rectified:
     def unevenness(self, sl: tuple[slice, slice]) -> float:
         """How much brighter one half of the region is than the other (relative): a shadow's edge
         crossing it, which a cube's top face never has."""
-        lum = LINEAR_LUT[self.raw[sl]] @ _LUMA[::-1]
+        lum = self.lum[sl]
         h, w = lum.shape
         if h < 2 or w < 2:
             return 0.0
@@ -443,7 +452,7 @@ def _line_reach(rect: _Rectified, grid: Grid) -> float:
     profiles = []
     x0, y0 = grid.origin_mm
     w, h = grid.size_mm
-    lum = (LINEAR_LUT[rect.raw] @ _LUMA[::-1]).astype(np.float32)
+    lum = rect.lum
     H, W = lum.shape
 
     def at(xs: npt.NDArray[np.float64], ys: npt.NDArray[np.float64]) -> npt.NDArray[np.float32]:
@@ -1742,7 +1751,7 @@ def _side_pieces(rect: _Rectified, template: Template, key: CellKey, side: Side,
     peak = raw.max(axis=2)
     if raw.size == 0 or bool((peak == 0).any()) or bool((peak >= GLARE_LEVEL).any()):
         return None
-    lum = LINEAR_LUT[raw] @ _LUMA[::-1]
+    lum = rect.lum[sl]
     if sy:
         lum = lum.T
     # Now axis 0 runs along the side and axis 1 outwards from the cell's centre.
