@@ -255,12 +255,20 @@ def main() -> int:
     root = args.cache or photo_cache_dir()
     print(f"photo cache: {root}", file=sys.stderr)
     if args.labelled is not None:
-        paths = sorted(p for p in args.labelled.iterdir() if p.suffix.lower() in (".jpg", ".jpeg", ".png")
-                       and p.with_suffix(".json").exists())
+        from vision.examples import example_template, labelled_photos
+        from vision.template import template_from_json
+
+        paths = labelled_photos(args.labelled)
         if not paths:
             print(f"no labelled photos (PHOTO.jpg with PHOTO.json) in {args.labelled}", file=sys.stderr)
             return 2
-        report(f"labelled photos in {args.labelled}", evaluate(paths, args.verbose, not args.no_net))
+        # A collected example is read with the template the app read it with (the board's camera set-up).
+        own: dict[Path, Template | str] = {}
+        for path in paths:
+            data = example_template(path)
+            if data is not None:
+                own[path] = template_from_json(data)
+        report(f"labelled photos in {args.labelled}", evaluate(paths, args.verbose, not args.no_net, own))
         return 0
     if args.renderer == "second":
         return main_second(args, w, h, root)

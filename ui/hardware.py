@@ -9,6 +9,7 @@ thread reports device events through ``on_event``, which the status model hands 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -58,17 +59,28 @@ def newest_photo(folder: Path) -> Path:
     return max(photos, key=lambda p: p.stat().st_mtime)
 
 
-def grab_image(source: str) -> Any:
-    """A BGR image from a file, a folder (its newest photo) or a camera index."""
+@dataclass(frozen=True, slots=True)
+class Photo:
+    """A photo as taken: the decoded BGR image, and the bytes to keep it by (the file's own bytes, or a
+    camera frame encoded losslessly as PNG)."""
+
+    image: Any
+    data: bytes
+    suffix: str
+    name: str
+
+
+def grab_photo(source: str) -> Photo:
+    """A photo from a file, a folder (its newest photo) or a camera index."""
     from vision.reader import load_photo
 
     if not source:
         raise PhotoSourceError("choose a camera or a folder of photos in Settings first")
     path = Path(source).expanduser()
     if path.is_dir():
-        return load_photo(newest_photo(path))
+        path = newest_photo(path)
     if path.is_file():
-        return load_photo(path)
+        return Photo(load_photo(path), path.read_bytes(), path.suffix.lower(), path.name)
     if source.isdigit():
         import cv2
 
@@ -79,5 +91,11 @@ def grab_image(source: str) -> Any:
             capture.release()
         if not ok:
             raise PhotoSourceError(f"camera {source} gave no picture")
-        return frame
+        encoded, data = cv2.imencode(".png", frame)
+        return Photo(frame, data.tobytes() if encoded else b"", ".png", f"camera {source}")
     raise PhotoSourceError(f"{source} is neither a camera number, a folder nor a photo")
+
+
+def grab_image(source: str) -> Any:
+    """A BGR image from a file, a folder (its newest photo) or a camera index."""
+    return grab_photo(source).image

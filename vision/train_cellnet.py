@@ -11,7 +11,9 @@ renderer's board, cubes, light or camera as "the" look:
 - ``vision.synth2`` on its tuning seeds only (``SECOND_SEEDS``, never ``synth2.TEST_SEED``): random board art,
   grid prints light to dark and coloured, cubes with side faces, one to three lights, lens distortion, noise,
   JPEG; each board read with the template calibrated from its own empty-board photo, as the app does after
-  "Set up the camera".
+  "Set up the camera";
+- any folder of labelled photos given with ``--labelled FOLDER`` (a group's own photos, kept from the Gear
+  screen or with ``fujikoro vision collect``), each read with the template it was read with in the app.
 
 Every photo is read by the rule-based reader first, and each cell's patch is cut from the same rectified
 image and normalised by the same print reference the reader used, so training and reading see the same
@@ -29,7 +31,7 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import cv2
@@ -37,9 +39,10 @@ import numpy as np
 
 from vision import cellnet, synth2
 from vision.calibrate import CalibrationError, calibrate
+from vision.examples import example_template, labelled_photos
 from vision.reader import PhotoError, _read_cells, cell_patches, load_photo
 from vision.synth import Conditions, photo_cache_dir, photo_set, photo_set_folder
-from vision.template import Template, load_template
+from vision.template import Template, load_template, template_from_json
 
 #: (seed, photos) of the first renderer: never the benchmark's seeds (2026, 31, 32, 77, 91, 123, 5, 2033).
 FIRST_SEEDS = ((7001, 300),)
@@ -107,7 +110,15 @@ def calibrated(paths: list[Path], seed: int, look: synth2.Look, template: Templa
     return out
 
 
-def dataset(template: Template, size: tuple[int, int] = TRAIN_SIZE) -> dict[str, np.ndarray]:
+def labelled(folder: Path, template: Template) -> dict[Path, Template]:
+    """A folder of labelled photos (:mod:`vision.examples`: a group's own, kept from the Gear screen or with
+    ``fujikoro vision collect``), each with the template it was read with (else the shipped one)."""
+    return {path: (template_from_json(data) if (data := example_template(path)) is not None else template)
+            for path in labelled_photos(folder)}
+
+
+def dataset(template: Template, size: tuple[int, int] = TRAIN_SIZE,
+            folders: Sequence[Path] = ()) -> dict[str, np.ndarray]:
     parts = []
     root = photo_cache_dir()
     for seed, count in FIRST_SEEDS:
@@ -126,6 +137,12 @@ def dataset(template: Template, size: tuple[int, int] = TRAIN_SIZE) -> dict[str,
                                 lambda p=paths, s=seed, lk=look: extract(p, calibrated(p, s, lk, template))),
                       "renderer": np.ones(1, dtype=np.int64)})
         print(f"second renderer, seed {seed}: {count} photos", file=sys.stderr, flush=True)
+    for folder in folders:  # labelled photos, never cached: a group adds to its folder
+        own = labelled(folder, template)
+        if not own:
+            raise SystemExit(f"no labelled photos (PHOTO.jpg with PHOTO.json) in {folder}")
+        parts.append({**extract(list(own), own), "renderer": np.full(1, 2, dtype=np.int64)})
+        print(f"labelled photos, {folder}: {len(own)} photos", file=sys.stderr, flush=True)
     offset, out = 0, []
     for part in parts:
         part = dict(part)
@@ -202,7 +219,7 @@ def train(data: dict[str, np.ndarray], epochs: int, out_path: Path, seed: int = 
         probs = _predict(model, x[va])
         renderer = data["renderer"][va]
         report = "; ".join(f"{name}: {_report(probs[renderer == k], y[va][renderer == k], hard[va][renderer == k])}"
-                           for k, name in enumerate(("first", "second")) if np.any(renderer == k))
+                           for k, name in enumerate(("first", "second", "labelled")) if np.any(renderer == k))
         print(f"epoch {epoch + 1}/{epochs}: loss {total / len(tr):.4f}, {time.time() - start:.0f} s; "
               f"held out: {report}", flush=True)
     _export(model, out_path)
@@ -260,9 +277,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--epochs", type=int, default=12)
     ap.add_argument("--out", type=Path, default=cellnet.MODEL_PATH)
     ap.add_argument("--data-only", action="store_true", help="render and extract the training cells, no training")
+    ap.add_argument("--labelled", type=Path, action="append", default=[], metavar="FOLDER",
+                    help="also train on a folder of labelled photos (vision.examples; may be repeated)")
     args = ap.parse_args(argv)
     template = load_template()
-    data = dataset(template)
+    data = dataset(template, folders=args.labelled)
     if args.data_only:
         return 0
     train(data, args.epochs, args.out)

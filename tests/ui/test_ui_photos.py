@@ -106,3 +106,30 @@ def test_ui_gear_editor_marks_unread_cells_until_tapped(run_app: Any, glared: Pa
     assert reads["after"] == [m for m in marked if m != ":".join(map(str, first))]
     assert reads["cell_text_after"] == ""
     assert reads["grid_after"][first[1]][first[2]] == "M"  # the player's tap sets it (not a toggle to empty)
+
+
+@pytest.mark.ui
+def test_ui_gear_keeps_the_confirmed_photo_as_an_example(run_app: Any, photo: Path, tmp_path: Path) -> None:
+    # Issue 18, item 3: after reading a photo and checking the grids, "Keep as example" saves the photo with
+    # the grids as they stand in the data folder, in the format `benchmarks/vision.py --labelled` reads.
+    import json
+
+    from vision.examples import labelled_photos
+
+    data = tmp_path / "data"
+    steps = [{"do": "press", "id": "start_game"}, {"do": "wait_until", "path": "game.phase", "equals": "playing"},
+             {"do": "go", "screen": "gear"}, {"do": "press", "id": "gear_more"},
+             {"do": "text", "id": "gear_photo_source", "value": str(photo)}, {"do": "press", "id": "gear_photo"},
+             {"do": "wait_until", "path": "gear.photo_busy", "equals": False, "timeout": 30},
+             {"do": "read", "path": "gear.grids", "key": "grids"},
+             {"do": "press", "id": "gear_more"}, {"do": "press", "id": "gear_keep_example"},
+             {"do": "wait_until", "path": "gear.photo_busy", "equals": False, "timeout": 30},
+             {"do": "read", "id": "gear_message", "key": "message"},
+             {"do": "quit"}]
+    report = run_app(steps, env={"FUJIKORO_DATA_DIR": str(data)})
+    assert report["errors"] == []
+    assert "Kept the photo" in report["reads"]["message"]
+    kept = labelled_photos(data / "vision-examples")
+    assert len(kept) == 1 and kept[0].read_bytes() == photo.read_bytes()
+    labels = json.loads(kept[0].with_suffix(".json").read_text())
+    assert {g: labels[g] for g in GEAR} == {g: list(report["reads"]["grids"][g]) for g in GEAR}

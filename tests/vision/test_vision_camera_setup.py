@@ -85,3 +85,59 @@ def test_gear_model_walks_the_group_through_the_set_up(tmp_path: Path, config: P
     assert saved["status"].startswith("calibrated")
     model.refresh_camera()
     assert model.camera_ready
+
+
+def test_gear_model_keeps_a_confirmed_photo_as_a_labelled_example(tmp_path: Path, config: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    # Issue 18, item 3: the photo with the grids the players confirm on the Gear screen becomes a labelled
+    # example (the benchmark's --labelled format), and only once every cell marked ? has been settled.
+    from games.fujikoro.app.gear import GearModel
+    from vision.examples import example_template, labelled_photos
+
+    monkeypatch.setenv("FUJIKORO_DATA_DIR", str(tmp_path / "data"))
+    model = GearModel(FakeGame(), FakePack())
+    model.keep_example()  # nothing read yet
+    assert "Read a photo first" in model.message and not model.example_ready
+
+    photo, truth = board_photo(tmp_path, 64, fill=0.4, conditions=Conditions(size=SMALL, glare=0.0))
+    model.read_photo(str(photo))
+    _settle(model)
+    assert model.example_ready, model.message
+    # The players set every cell the photo could not read to what their board holds, and fix any other.
+    for item in list(model.uncertain):
+        grid, r, c = item.split(":")
+        model.paint = truth[grid][int(r)][int(c)]
+        model.tap(grid, int(r), int(c))
+    for grid in ("helmet", "sandals", "weapon_left", "weapon_right"):
+        for r, row in enumerate(truth[grid]):
+            for c, want in enumerate(row):
+                if model.grids[grid][r][c] != want:
+                    model.paint = want if want != "." else model.grids[grid][r][c]
+                    model.tap(grid, r, c)
+    assert not model.uncertain
+    model.keep_example()
+    _settle(model)
+    assert "Kept the photo" in model.message, model.message
+    folder = photos.examples_folder()
+    assert str(folder).startswith(str(tmp_path / "data"))
+    kept = labelled_photos(folder)
+    assert len(kept) == 1 and kept[0].read_bytes() == photo.read_bytes()
+    labels = json.loads(kept[0].with_suffix(".json").read_text())
+    assert all(labels[g] == truth[g] for g in ("helmet", "sandals", "weapon_left", "weapon_right"))
+    assert example_template(kept[0]) == load_template().to_json()  # read again exactly as the app read it
+
+
+def test_an_example_with_unsettled_cells_is_not_kept(tmp_path: Path, config: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from games.fujikoro.app.gear import GearModel
+
+    monkeypatch.setenv("FUJIKORO_DATA_DIR", str(tmp_path / "data"))
+    model = GearModel(FakeGame(), FakePack())
+    photo, _ = board_photo(tmp_path, 65, fill=0.4, conditions=Conditions(size=SMALL, glare=0.0))
+    model.read_photo(str(photo))
+    _settle(model)
+    model._uncertain["Aiko"] = {("helmet", 0, 0)}  # a cell the players have not settled yet
+    model._show_uncertain()
+    model.keep_example()
+    assert "Tap the 1 cells marked ? first" in model.message
+    assert not (tmp_path / "data" / "vision-examples").exists()

@@ -84,6 +84,11 @@ def test_collect_saves_a_labelled_photo_the_benchmark_reads(tmp_path: Path,
     labels = json.loads(saved.with_suffix(".json").read_text())
     assert saved.exists() and all(labels[g] == truth[g] for g in GEAR_GRIDS)
     assert labels["render"]["source"] == "collected"
+    # The training script takes the folder too, each photo with the template it was read with.
+    from vision.train_cellnet import labelled
+
+    own = labelled(tmp_path / "mine", load_template())
+    assert list(own) == [saved] and own[saved].to_json() == load_template().to_json()
     # A grid with a '?' is not a confirmed grid.
     unsure = json.dumps({**{g: truth[g] for g in GEAR_GRIDS}, "sandals": ["?.."]})
     code, _, err = run_cli(["vision", "collect", str(path), "--grids", unsure, "--out", str(tmp_path / "x")], capsys)

@@ -58,6 +58,7 @@ class GearModel(EventDispatcher):  # type: ignore[misc]
     uncertain = ListProperty([])  # "grid:row:col" of the selected player's cells a photo could not read
     retake = StringProperty("")  # the photo reader's advice to retake the photo, "" when it was good
     camera_ready = BooleanProperty(False)  # the camera was set up (calibrated) for the selected player's board
+    example_ready = BooleanProperty(False)  # a photo was read for the selected player: it can be kept as an example
     game_path = StringProperty("")
 
     def __init__(self, game: Any, pack_model: Any, **kwargs: Any) -> None:
@@ -65,6 +66,7 @@ class GearModel(EventDispatcher):  # type: ignore[misc]
         self._game = game
         self._gears: dict[str, Gear] = {}
         self._uncertain: dict[str, set[tuple[str, int, int]]] = {}  # per player, until each cell is tapped
+        self._photos: dict[str, Any] = {}  # per player, the last photo read (photos.PhotoGear)
         self._boards: dict[str, str] = {}
         self._worker = Worker("gear")
         self.pack = pack_model.pack
@@ -78,6 +80,7 @@ class GearModel(EventDispatcher):  # type: ignore[misc]
         self.game_path = path
         self._gears = {}
         self._uncertain = {}
+        self._photos = {}
         self._load_saved(path)
         self._on_players(self._game, self._game.players)
 
@@ -114,6 +117,7 @@ class GearModel(EventDispatcher):  # type: ignore[misc]
         index = max(0, min(index, len(self.player_names) - 1))
         self.selected = index
         self.gear = self.gear_of(self.player_names[index])
+        self.example_ready = self.player_names[index] in self._photos
         self._show_uncertain()
         self._refresh()
 
@@ -145,6 +149,8 @@ class GearModel(EventDispatcher):  # type: ignore[misc]
     def clear(self) -> None:
         gear = self.gear
         self._uncertain.pop(self.player_names[self.selected], None)
+        self._photos.pop(self.player_names[self.selected], None)
+        self.example_ready = False
         self._show_uncertain()
         self._set(empty_gear(gear.board, self.pack))
 
@@ -270,6 +276,8 @@ class GearModel(EventDispatcher):  # type: ignore[misc]
                 self._select(self.player_names.index(name) if name in self.player_names else 0)
             self.set_grids(reading.certain_grids())
             self._uncertain[name] = set(reading.uncertain)
+            self._photos[name] = reading
+            self.example_ready = True
             self._show_uncertain()
             self.retake = reading.retake or ""
             if reading.uncertain:
@@ -289,6 +297,41 @@ class GearModel(EventDispatcher):  # type: ignore[misc]
             self.message = str(error)
 
         self._worker.submit(lambda: photos.read_gear(source, board, self.pack), done, failed)
+
+    def keep_example(self) -> None:
+        """Keep the photo last read for the selected player with the grids as they now stand (the players
+        have checked them and settled every cell marked ?) as a labelled example of this group's board."""
+        from games.fujikoro.app import photos
+
+        name = self.player_names[self.selected]
+        reading = self._photos.get(name)
+        if reading is None or self.photo_busy:
+            self.message = tr._("Read a photo first: an example is a photo with the grids the players confirmed")
+            return
+        unsure = self._uncertain.get(name, set())
+        if unsure:
+            self.message = tr.f("Tap the {n} cells marked ? first: an example holds only cells the players "
+                                "confirmed", n=len(unsure))
+            return
+        spec = self.pack.board(self.gear.board)
+        grids = {}
+        for grid in ("helmet", "sandals", "weapon_left", "weapon_right"):
+            rows, cols = grid_shape(spec, grid)
+            have = [r.ljust(cols, ".") for r in (self.gear.grid(grid) or ())]
+            grids[grid] = (have + ["." * cols] * rows)[:rows]
+        self.photo_busy = True
+
+        def done(path: Path) -> None:
+            self.photo_busy = False
+            self.message = tr.f("Kept the photo with these grids as an example in {folder} "
+                                "(python benchmarks/vision.py --labelled {folder} measures the reader on them)",
+                                folder=str(path.parent))
+
+        def failed(error: BaseException) -> None:
+            self.photo_busy = False
+            self.message = tr.f("The example was not kept: {reason}", reason=str(error))
+
+        self._worker.submit(lambda: photos.keep_example(reading, grids), done, failed)
 
     # ---- camera set-up ----------------------------------------------------------------------
     def camera_steps(self) -> str:

@@ -6,6 +6,10 @@ config folder), else the shipped one. Cells the reader is unsure of (``?``) are 
 confident empty cells: a :class:`PhotoGear` keeps them in :attr:`PhotoGear.uncertain`, the gear editor
 marks them and leaves them out of the gear until the player taps each one, and the reader's ``retake``
 reason and notes (a board unlike its calibration) are passed on.
+
+Once the players have settled every cell, :func:`keep_example` keeps the photo with their grids as a
+labelled example (:mod:`vision.examples`) in the data folder's ``vision-examples``: the group's own photos,
+for ``python benchmarks/vision.py --labelled`` and, when they want, for training the cell network.
 """
 
 from __future__ import annotations
@@ -15,8 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from games.fujikoro.pack import DataPack
+from ui.hardware import Photo as Photo
 from ui.hardware import PhotoSourceError as PhotoSourceError
 from ui.hardware import grab_image as grab_image
+from ui.hardware import grab_photo as grab_photo
 from ui.hardware import newest_photo as newest_photo
 
 UNSURE = "?"
@@ -30,6 +36,8 @@ class PhotoGear:
     uncertain: frozenset[tuple[str, int, int]]  # (grid, row, column)
     retake: str | None = None
     notes: tuple[str, ...] = ()  # e.g. the board looks unlike its calibration
+    photo: Photo | None = None  # the photo read, to keep as an example once the players confirm the grids
+    template: Any = None  # the template it was read with
 
     def certain_grids(self) -> dict[str, list[str]]:
         """Only the cells the reader is sure of; the uncertain ones stay out of the gear (empty) until the
@@ -99,10 +107,34 @@ def read_gear(source: str, board: str, pack: DataPack) -> PhotoGear:
     from vision.reader import read_board
 
     template = board_template(board, pack)
-    reading = read_board(grab_image(source), template)
+    photo = grab_photo(source)
+    reading = read_board(photo.image, template)
     if reading.board != board:
         raise PhotoSourceError(f"the photo template is for the {reading.board} board, this player uses {board}")
     grids = {name: tuple(rows) for name, rows in reading.grids.items()}
     uncertain = frozenset((name, r, c) for name, rows in grids.items() for r, row in enumerate(rows)
                           for c, ch in enumerate(row) if ch == UNSURE)
-    return PhotoGear(grids, uncertain, reading.retake, tuple(reading.notes))
+    return PhotoGear(grids, uncertain, reading.retake, tuple(reading.notes), photo, template)
+
+
+def examples_folder() -> Path:
+    """Where the Gear screen keeps the group's labelled photos (the data folder's ``vision-examples``)."""
+    from companion.paths import app_paths
+
+    return app_paths().data / "vision-examples"
+
+
+def keep_example(reading: PhotoGear, grids: dict[str, list[str]]) -> Path:
+    """Keeps the photo with the grids the players confirmed (every cell settled, no ``?``) as a labelled
+    example; returns the photo's path there."""
+    from vision.examples import ExampleError, save_example
+
+    if reading.photo is None or reading.template is None:
+        raise PhotoSourceError("read a photo first")
+    try:
+        return save_example(examples_folder(), reading.photo.data, reading.photo.suffix, grids, reading.template,
+                            original=reading.photo.name)
+    except ExampleError as error:
+        raise PhotoSourceError(str(error)) from None
+    except OSError as error:
+        raise PhotoSourceError(f"cannot write to {examples_folder()}: {error.strerror or error}") from None

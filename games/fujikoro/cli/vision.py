@@ -199,12 +199,9 @@ def _render(args: argparse.Namespace) -> int:
 
 
 def _collect(args: argparse.Namespace) -> int:
-    """Copies the photo into the folder and writes its labels next to it (``NAME.json``, the renderers' label
-    format), so ``python benchmarks/vision.py --labelled FOLDER`` measures the reader on the group's photos."""
-    import hashlib
-    import shutil
-
-    from vision.template import GEAR_GRIDS
+    """Copies the photo into the folder and writes its labels next to it (:mod:`vision.examples`), so
+    ``python benchmarks/vision.py --labelled FOLDER`` measures the reader on the group's photos."""
+    from vision.examples import ExampleError, save_example
 
     template = _template(args.template)
     _photo(args.photo)  # refuse files that are not photos before saving anything
@@ -220,25 +217,11 @@ def _collect(args: argparse.Namespace) -> int:
         raise CliError(f"--grids is not JSON: {error.msg} at line {error.lineno}") from None
     if not isinstance(grids, dict):
         raise CliError("--grids must be a JSON object with the grids helmet, sandals, weapon_left, weapon_right")
-    labels: dict[str, Any] = {"board": template.board}
-    for name in GEAR_GRIDS:
-        g = template.grids[name]
-        rows = grids.get(name)
-        if (not isinstance(rows, list) or len(rows) != g.rows
-                or not all(isinstance(r, str) and len(r) == g.cols for r in rows)):
-            raise CliError(f"--grids {name} must be {g.rows} rows of {g.cols} cells, got {rows!r}")
-        bad = sorted({ch for r in rows for ch in r} - set("WMT."))
-        if bad:
-            raise CliError(f"--grids {name} has {''.join(bad)!r}: a confirmed grid holds only W, M, T and .")
-        labels[name] = rows
-    data = args.photo.read_bytes()
-    name = f"collected-{hashlib.sha256(data).hexdigest()[:12]}{args.photo.suffix.lower() or '.jpg'}"
     try:
-        args.out.mkdir(parents=True, exist_ok=True)
-        target = args.out / name
-        shutil.copyfile(args.photo, target)
-        labels["render"] = {"source": "collected", "original": args.photo.name, "template": template.name}
-        target.with_suffix(".json").write_text(json.dumps(labels, indent=1), encoding="utf-8")
+        target = save_example(args.out, args.photo.read_bytes(), args.photo.suffix, grids, template,
+                              original=args.photo.name)
+    except ExampleError as error:
+        raise CliError(f"--grids {error}") from None
     except OSError as error:
         raise CliError(f"cannot write to {args.out}: {error.strerror or error}") from None
     print(target)

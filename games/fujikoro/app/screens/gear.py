@@ -94,6 +94,10 @@ class GearMorePopup(Sheet):
         self.model.read_photo(source)
         self.dismiss()
 
+    def keep_example(self) -> None:
+        self.model.keep_example()
+        self.dismiss()
+
     def setup_camera(self) -> None:
         app = App.get_running_app()
         source = self.ids.gear_photo_source.text.strip() or app.settings.camera
