@@ -305,6 +305,9 @@ class _Rectified:
                                                   flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                                   borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0)),
                               dtype=np.uint8)
+        raw = self.raw
+        #: The brightest channel of every pixel (clipping, and 0 outside the photo).
+        self.peak = np.maximum(np.maximum(raw[..., 0], raw[..., 1]), raw[..., 2])
 
     _lum: F32 | None = None
 
@@ -312,13 +315,15 @@ class _Rectified:
     def lum(self) -> F32:
         """Linear luminance of every pixel (computed once, on first use)."""
         if self._lum is None:
-            self._lum = np.asarray(LINEAR_LUT[self.raw] @ _LUMA[::-1], dtype=np.float32)
+            raw = self.raw
+            self._lum = np.asarray(_LUMA_LUT[2][raw[..., 2]] + _LUMA_LUT[1][raw[..., 1]] + _LUMA_LUT[0][raw[..., 0]],
+                                   dtype=np.float32)
         return self._lum
 
     def glare_spots(self) -> list[tuple[float, float, float, float, float, float]]:
         """Clipped patches as (x, y, radius, width, height, fill) in mm: the centre, the radius of a disc of
         the same area, the bounding box and how much of it the patch fills (a disc 0.79, a square ~1)."""
-        mask = (self.raw.max(axis=2) >= GLARE_LEVEL).astype(np.uint8)
+        mask = (self.peak >= GLARE_LEVEL).astype(np.uint8)
         if not mask.any():
             return []
         count, _, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
@@ -364,7 +369,7 @@ class _Rectified:
     def stats(self, sl: tuple[slice, slice]) -> tuple[F32, float, bool]:
         """Mean linear RGB, the fraction of clipped (glare) pixels, and whether it lies inside the photo."""
         px = self.raw[sl].reshape(-1, 3)
-        peak = px.max(axis=1)
+        peak = self.peak[sl]
         mean = LINEAR_LUT[px[:, ::-1]].mean(axis=0)
         return np.asarray(mean, dtype=np.float32), float(np.mean(peak >= GLARE_LEVEL)), bool(peak.min() > 0)
 
@@ -519,7 +524,7 @@ def _inner_samples(rect: _Rectified, grid: Grid, pose: Pose, cube: float, reach:
                 if sl is None:
                     continue
                 px = rect.raw[sl].reshape(-1, 3)
-                peak = px.max(axis=1)
+                peak = rect.peak[sl]
                 if peak.min() == 0 or float(np.mean(peak >= GLARE_LEVEL)) > 0.01:
                     continue
                 # The median: the printed outline's ink or a jittered cube's edge may reach into the strip.
@@ -822,6 +827,8 @@ def _weighted(a: npt.ArrayLike, b: npt.ArrayLike, wl: float) -> float:
 
 
 _LUMA = np.array([0.2126, 0.7152, 0.0722], dtype=np.float32)
+#: Per 8-bit value, its linear light times each channel's luminance weight (B, G, R: the photo's order).
+_LUMA_LUT = tuple(np.asarray(LINEAR_LUT * w, dtype=np.float32) for w in _LUMA[::-1])
 
 
 def _regions(grid: Grid, pose: Pose, cube: float, r: int, c: int) -> tuple[tuple[float, ...], tuple[float, ...]]:
@@ -1748,7 +1755,7 @@ def _side_pieces(rect: _Rectified, template: Template, key: CellKey, side: Side,
     if sl is None:
         return None
     raw = rect.raw[sl]
-    peak = raw.max(axis=2)
+    peak = rect.peak[sl]
     if raw.size == 0 or bool((peak == 0).any()) or bool((peak >= GLARE_LEVEL).any()):
         return None
     lum = rect.lum[sl]
