@@ -953,6 +953,70 @@ def _classify(measure: _Measure, ref: F32, board_lab: F32, board_rgb: F32, cube_
     return best, conf, "", feats
 
 
+#: Wood is the one material with a hue: its top is a warm, clearly coloured patch (yellow to orange), metal and
+#: tooth are near grey. A hue does not change with how much light falls on the top, so where the light is
+#: uncertain (the print beside the cube shaded, a board unlike the template) and the materials' ranking against
+#: their reference colours is unclear, a top whose hue lies in this band and whose chroma stays above
+#: WOOD_CHROMA_MIN at every light level tried is wood, whatever the shade of wood. (CIE Lab of the top over the
+#: print's light: hue angle in degrees, b* and chroma.)
+WOOD_HUE = (45.0, 105.0)
+WOOD_B_MIN = 14.0
+WOOD_CHROMA_MIN = 15.0
+#: A print of wood's hue at least this chromatic: the rule does not apply there.
+WOOD_PRINT_CHROMA = 10.0
+#: Below the cross-check line (CROSS_CHECK_BELOW): the cell network looks at every cell read this way.
+WOOD_HUE_CONFIDENCE = 0.7
+
+
+def _wood_by_hue(measure: _Measure, refs: Sequence[F32], board_lab: F32, board_rgb: F32,
+                 feats: Mapping[str, float]) -> bool:
+    """Whether a cell the rules found occupied (clearly unlike the print) but of unclear material is wood by its
+    hue alone, at every light level in ``refs``."""
+    if measure.top is None or feats.get("e_top", 0.0) < OCCUPIED_MIN:
+        return False
+    if _wood_coloured(float(board_lab[1]), float(board_lab[2]), WOOD_PRINT_CHROMA):
+        return False  # on a print of wood's own hue, hue cannot tell the cube from the print
+    for ref in refs:
+        if np.any(ref <= 1e-6):
+            return False
+        lab = lab_of(measure.top / ref * board_rgb)
+        if float(lab[2]) < WOOD_B_MIN or not _wood_coloured(float(lab[1]), float(lab[2]), WOOD_CHROMA_MIN):
+            return False
+    return True
+
+
+#: A tooth is white: on a calibrated grid whose print is coloured or darker (so not itself white), a top that
+#: is near grey (chroma at most TOOTH_CHROMA_MAX), at least TOOTH_L_MIN light at every light level tried, and
+#: not darker than the print beside it by more than TOOTH_SHADE (no shadow) is a tooth, even where it is no
+#: lighter than that print (the rules' "a tooth is lighter than the print" is for prints as light as a tooth).
+TOOTH_L_MIN = 80.0
+TOOTH_CHROMA_MAX = 8.0
+TOOTH_SHADE = 0.9
+#: The print is itself tooth-like (white or near it) when it is as light as this and as grey as TOOTH_CHROMA_MAX.
+TOOTH_PRINT_L = 80.0
+
+
+def _tooth_by_lightness(measure: _Measure, refs: Sequence[F32], board_lab: F32, board_rgb: F32,
+                        feats: Mapping[str, float]) -> bool:
+    """Whether a cell the rules found occupied but of unclear material is a tooth by its light, near-grey top."""
+    if measure.top is None or feats.get("e_top", 0.0) < OCCUPIED_MIN or feats.get("r_top", 0.0) < TOOTH_SHADE:
+        return False
+    print_grey = math.hypot(float(board_lab[1]), float(board_lab[2])) <= TOOTH_CHROMA_MAX
+    if float(board_lab[0]) >= TOOTH_PRINT_L and print_grey:
+        return False  # a white print: its light cannot tell a tooth from the print
+    for ref in refs:
+        if np.any(ref <= 1e-6):
+            return False
+        lab = lab_of(measure.top / ref * board_rgb)
+        if float(lab[0]) < TOOTH_L_MIN or math.hypot(float(lab[1]), float(lab[2])) > TOOTH_CHROMA_MAX:
+            return False
+    return True
+
+
+def _wood_coloured(a: float, b: float, chroma: float) -> bool:
+    return math.hypot(a, b) >= chroma and WOOD_HUE[0] <= math.degrees(math.atan2(b, a)) <= WOOD_HUE[1]
+
+
 def _measure(rect: _Rectified, grid: Grid, pose: Pose, cube: float, r: int, c: int) -> _Measure:
     core_box, top_box = _regions(grid, pose, cube, r, c)
     out: list[F32 | None] = []
@@ -1203,6 +1267,14 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
                         if "best" in other[3] and int(other[3]["best"]) != "WMT".find(label):
                             label, conf, reason = "?", min(conf, 0.3), "cube colour unclear"
                             break
+                if label == "?" and reason == "cube colour unclear" and _wood_by_hue(
+                        m, [found[0] * k for k in (1.0, *UNFAMILIAR_LIGHT)], board_lab, board_rgb, feats):
+                    label, conf, reason = "W", WOOD_HUE_CONFIDENCE, ""
+                    feats["wood_hue"] = 1.0
+                elif label == "?" and reason == "cube colour unclear" and g.name in calibrated and _tooth_by_lightness(
+                        m, [found[0] * k for k in (1.0, *UNFAMILIAR_LIGHT)], board_lab, board_rgb, feats):
+                    label, conf, reason = "T", WOOD_HUE_CONFIDENCE, ""
+                    feats["tooth_light"] = 1.0
                 feats["u_top"] = m.uneven_top
                 feats.update({"ref_r": float(found[0][0]), "ref_g": float(found[0][1]), "ref_b": float(found[0][2])})
                 out[(g.name, r, c)] = Cell(g.name, r, c, label, conf, reason, feats)
