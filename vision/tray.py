@@ -57,7 +57,7 @@ SMALL = 0.3
 #: Bits of a colour within this of another colour's cube may be a cube under it.
 RING_MM = 2.0
 #: ... when they add up to this (mm²) around one cube.
-BITS_MIN = 4.0
+BITS_MIN = 2.0
 #: A lone cube's patch fits a rectangle of CUBE_MM (plus this) by CUBE_MM plus its sides' band (plus this).
 FIT_MM = 2.5
 #: Patches of a colour smaller than this (in cube tops) are fringes; larger, but under 0.3, a hidden cube.
