@@ -976,13 +976,15 @@ def _wood_by_hue(measure: _Measure, refs: Sequence[F32], board_lab: F32, board_r
         return False
     if _wood_coloured(float(board_lab[1]), float(board_lab[2]), WOOD_PRINT_CHROMA):
         return False  # on a print of wood's own hue, hue cannot tell the cube from the print
-    for ref in refs:
-        if np.any(ref <= 1e-6):
-            return False
-        lab = lab_of(measure.top / ref * board_rgb)
-        if float(lab[2]) < WOOD_B_MIN or not _wood_coloured(float(lab[1]), float(lab[2]), WOOD_CHROMA_MIN):
-            return False
-    return True
+    labs = _top_labs(measure, refs, board_rgb)
+    return labs is not None and all(b >= WOOD_B_MIN and _wood_coloured(a, b, WOOD_CHROMA_MIN) for _, a, b in labs)
+
+
+def _top_labs(measure: _Measure, refs: Sequence[F32], board_rgb: F32) -> list[tuple[float, float, float]] | None:
+    """The top's CIE Lab against each assumed light in ``refs`` (None when a light is not measured)."""
+    if measure.top is None or any(bool(np.any(ref <= 1e-6)) for ref in refs):
+        return None
+    return [tuple(float(v) for v in lab_of(measure.top / ref * board_rgb)) for ref in refs]  # type: ignore[misc]
 
 
 #: A tooth is white: on a calibrated grid whose print is coloured or darker (so not itself white), a top that
@@ -1004,13 +1006,8 @@ def _tooth_by_lightness(measure: _Measure, refs: Sequence[F32], board_lab: F32, 
     print_grey = math.hypot(float(board_lab[1]), float(board_lab[2])) <= TOOTH_CHROMA_MAX
     if float(board_lab[0]) >= TOOTH_PRINT_L and print_grey:
         return False  # a white print: its light cannot tell a tooth from the print
-    for ref in refs:
-        if np.any(ref <= 1e-6):
-            return False
-        lab = lab_of(measure.top / ref * board_rgb)
-        if float(lab[0]) < TOOTH_L_MIN or math.hypot(float(lab[1]), float(lab[2])) > TOOTH_CHROMA_MAX:
-            return False
-    return True
+    labs = _top_labs(measure, refs, board_rgb)
+    return labs is not None and all(lum >= TOOTH_L_MIN and math.hypot(a, b) <= TOOTH_CHROMA_MAX for lum, a, b in labs)
 
 
 def _wood_coloured(a: float, b: float, chroma: float) -> bool:
