@@ -980,6 +980,23 @@ def _wood_by_hue(measure: _Measure, refs: Sequence[F32], board_lab: F32, board_r
     return labs is not None and all(b >= WOOD_B_MIN and _wood_coloured(a, b, WOOD_CHROMA_MIN) for _, a, b in labs)
 
 
+def _sticker_light(refs: Sequence[tuple[F64, F32, F32]], loc: Located, x: float, y: float, board_rgb: F32,
+                   local: F32) -> F32 | None:
+    """The print's light at (x, y) as the stickers' white patches give its colour (weighted by nearness in the
+    photo), at the local print's brightness: a second estimate of the light's colour, independent of the print
+    beside the cell (which, in mixed light, may be lit by another lamp than the cube's top). None without
+    patches."""
+    if not refs:
+        return None
+    p = cv2.perspectiveTransform(np.array([[[x, y]]], dtype=np.float64), loc.hom).reshape(2)
+    w = np.array([1 / (float(np.linalg.norm(p - c)) + 1.0) ** 2 for c, _, _ in refs])
+    light = sum(wi * (white - black) for wi, (_, white, black) in zip(w, refs, strict=True)) / w.sum()
+    if np.any(light <= 1e-6):
+        return None
+    ref = np.asarray(light * board_rgb, dtype=np.float32)
+    return np.asarray(ref * float(local @ _LUMA) / max(float(ref @ _LUMA), 1e-9), dtype=np.float32)
+
+
 def _top_labs(measure: _Measure, refs: Sequence[F32], board_rgb: F32) -> list[tuple[float, float, float]] | None:
     """The top's CIE Lab against each assumed light in ``refs`` (None when a light is not measured)."""
     if measure.top is None or any(bool(np.any(ref <= 1e-6)) for ref in refs):
@@ -1264,12 +1281,14 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
                         if "best" in other[3] and int(other[3]["best"]) != "WMT".find(label):
                             label, conf, reason = "?", min(conf, 0.3), "cube colour unclear"
                             break
-                if label == "?" and reason == "cube colour unclear" and _wood_by_hue(
-                        m, [found[0] * k for k in (1.0, *UNFAMILIAR_LIGHT)], board_lab, board_rgb, feats):
+                lights = [found[0] * k for k in (1.0, *UNFAMILIAR_LIGHT)]
+                sticker = _sticker_light(sticker_refs, loc, x, y, board_rgb, found[0])
+                if label == "?" and reason == "cube colour unclear" and sticker is not None and _wood_by_hue(
+                        m, [*lights, sticker], board_lab, board_rgb, feats):
                     label, conf, reason = "W", WOOD_HUE_CONFIDENCE, ""
                     feats["wood_hue"] = 1.0
                 elif label == "?" and reason == "cube colour unclear" and g.name in calibrated and _tooth_by_lightness(
-                        m, [found[0] * k for k in (1.0, *UNFAMILIAR_LIGHT)], board_lab, board_rgb, feats):
+                        m, lights, board_lab, board_rgb, feats):
                     label, conf, reason = "T", WOOD_HUE_CONFIDENCE, ""
                     feats["tooth_light"] = 1.0
                 feats["u_top"] = m.uneven_top

@@ -60,3 +60,23 @@ def test_a_tooth_on_a_coloured_print_is_a_tooth_but_metal_never_is() -> None:
     # On a white print a tooth's light is the print's: never decided by lightness.
     measure, refs, print_lab, board_rgb = _seen((93.0, 0.0, 4.0), np.array([92.0, 0.0, 3.0]))
     assert not _tooth_by_lightness(measure, refs, print_lab, board_rgb, OCCUPIED)
+
+
+def test_a_tooth_in_warm_light_beside_print_in_cool_light_is_not_wood() -> None:
+    # Mixed light: the cube's top is lit by a warm lamp, the print beside it mostly by a cool window. Against
+    # that print's light a white tooth looks warm, as wood does; against the light's colour the stickers' white
+    # patches give, it is grey. The hue must hold against both estimates of the light's colour.
+    from vision.reader import _LUMA
+
+    cool = np.array([0.78, 0.9, 1.0], dtype=np.float32)
+    measure, _, print_lab, board_rgb = _seen((93.0, 0.0, 4.0), PALE_GREEN_PRINT, light=WARM_LIGHT)
+    local = (board_rgb * cool * 0.6).astype(np.float32)
+    beside = [local * k for k in (1.0, *UNFAMILIAR_LIGHT)]
+    assert _wood_by_hue(measure, beside, print_lab, board_rgb, OCCUPIED)  # the print beside it alone misleads
+    sticker = (board_rgb * WARM_LIGHT).astype(np.float32)
+    sticker *= float(local @ _LUMA) / float(sticker @ _LUMA)
+    assert not _wood_by_hue(measure, [*beside, sticker], print_lab, board_rgb, OCCUPIED)
+    # Real wood keeps its hue against either light.
+    wood, _, _, _ = _seen((70.0, 9.0, 30.0), PALE_GREEN_PRINT, light=WARM_LIGHT)
+    assert _wood_by_hue(wood, [*[(board_rgb * WARM_LIGHT * 0.6).astype(np.float32) * k
+                                 for k in (1.0, *UNFAMILIAR_LIGHT)], sticker], print_lab, board_rgb, OCCUPIED)
