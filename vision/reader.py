@@ -964,8 +964,9 @@ WOOD_B_MIN = 14.0
 WOOD_CHROMA_MIN = 15.0
 #: A print of wood's hue at least this chromatic: the rule does not apply there.
 WOOD_PRINT_CHROMA = 10.0
-#: Below the cross-check line (CROSS_CHECK_BELOW): the cell network looks at every cell read this way.
-WOOD_HUE_CONFIDENCE = 0.7
+#: The confidence of a material read by its sign (wood's hue, a tooth's light): below the cross-check line
+#: (CROSS_CHECK_BELOW), so the cell network looks at every cell read this way.
+MATERIAL_SIGN_CONFIDENCE = 0.7
 
 
 def _wood_by_hue(measure: _Measure, refs: Sequence[F32], board_lab: F32, board_rgb: F32,
@@ -988,9 +989,9 @@ def _sticker_light(refs: Sequence[tuple[F64, F32, F32]], loc: Located, x: float,
     patches."""
     if not refs:
         return None
-    p = cv2.perspectiveTransform(np.array([[[x, y]]], dtype=np.float64), loc.hom).reshape(2)
-    w = np.array([1 / (float(np.linalg.norm(p - c)) + 1.0) ** 2 for c, _, _ in refs])
-    light = sum(wi * (white - black) for wi, (_, white, black) in zip(w, refs, strict=True)) / w.sum()
+    at = cv2.perspectiveTransform(np.array([[[x, y]]], dtype=np.float64), loc.hom).reshape(2)
+    white, black = _patches_at(refs, at)
+    light = white - black
     if np.any(light <= 1e-6):
         return None
     ref = np.asarray(light * board_rgb, dtype=np.float32)
@@ -1281,16 +1282,15 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
                         if "best" in other[3] and int(other[3]["best"]) != "WMT".find(label):
                             label, conf, reason = "?", min(conf, 0.3), "cube colour unclear"
                             break
-                lights = [found[0] * k for k in (1.0, *UNFAMILIAR_LIGHT)]
-                sticker = _sticker_light(sticker_refs, loc, x, y, board_rgb, found[0])
-                if label == "?" and reason == "cube colour unclear" and sticker is not None and _wood_by_hue(
-                        m, [*lights, sticker], board_lab, board_rgb, feats):
-                    label, conf, reason = "W", WOOD_HUE_CONFIDENCE, ""
-                    feats["wood_hue"] = 1.0
-                elif label == "?" and reason == "cube colour unclear" and g.name in calibrated and _tooth_by_lightness(
-                        m, lights, board_lab, board_rgb, feats):
-                    label, conf, reason = "T", WOOD_HUE_CONFIDENCE, ""
-                    feats["tooth_light"] = 1.0
+                if label == "?" and reason == "cube colour unclear":
+                    lights = [found[0] * k for k in (1.0, *UNFAMILIAR_LIGHT)]
+                    sticker = _sticker_light(sticker_refs, loc, x, y, board_rgb, found[0])
+                    if sticker is not None and _wood_by_hue(m, [*lights, sticker], board_lab, board_rgb, feats):
+                        label, conf, reason = "W", MATERIAL_SIGN_CONFIDENCE, ""
+                        feats["wood_hue"] = 1.0
+                    elif g.name in calibrated and _tooth_by_lightness(m, lights, board_lab, board_rgb, feats):
+                        label, conf, reason = "T", MATERIAL_SIGN_CONFIDENCE, ""
+                        feats["tooth_light"] = 1.0
                 feats["u_top"] = m.uneven_top
                 feats.update({"ref_r": float(found[0][0]), "ref_g": float(found[0][1]), "ref_b": float(found[0][2])})
                 out[(g.name, r, c)] = Cell(g.name, r, c, label, conf, reason, feats)
@@ -2173,6 +2173,15 @@ def measure_print(image: U8, template: Template) -> PrintCalibration:
     return PrintCalibration((float(board[0]), float(board[1]), float(board[2])), grid_lab, band_ratio)
 
 
+def _patches_at(refs: Sequence[tuple[F64, F32, F32]], p: F64) -> tuple[F32, F32]:
+    """The stickers' white and black patches as seen at image point ``p``: weighted by nearness in the photo."""
+    d = np.array([np.linalg.norm(p - c) for c, _, _ in refs])
+    w = 1 / (d + 1.0) ** 2
+    white = sum(wi * wh for wi, (_, wh, _) in zip(w, refs, strict=True)) / w.sum()
+    black = sum(wi * bl for wi, (_, _, bl) in zip(w, refs, strict=True)) / w.sum()
+    return white, black
+
+
 def _board_colour(refs: Sequence[tuple[F64, F32, F32]], loc: Located, template: Template,
                   bands: Sequence[_BandSample]) -> F32 | None:
     """The board's print in Lab, measured against the stickers' paper white and black; None when no
@@ -2182,10 +2191,7 @@ def _board_colour(refs: Sequence[tuple[F64, F32, F32]], loc: Located, template: 
     estimates = []
     pts = cv2.perspectiveTransform(np.array([[[s.x, s.y]] for s in bands], dtype=np.float64), loc.hom)
     for s, p in zip(bands, pts.reshape(-1, 2), strict=True):
-        d = np.array([np.linalg.norm(p - c) for c, _, _ in refs])
-        w = 1 / (d + 1.0) ** 2
-        white = sum(wi * wh for wi, (_, wh, _) in zip(w, refs, strict=True)) / w.sum()
-        black = sum(wi * bl for wi, (_, _, bl) in zip(w, refs, strict=True)) / w.sum()
+        white, black = _patches_at(refs, p)
         gain = (white - black) / (PAPER_REFLECTANCE - BLACK_REFLECTANCE)
         if np.any(gain <= 1e-4):
             continue
