@@ -14,7 +14,7 @@ for ``python benchmarks/vision.py --labelled`` and, when they want, for training
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -36,8 +36,10 @@ class PhotoGear:
     uncertain: frozenset[tuple[str, int, int]]  # (grid, row, column)
     retake: str | None = None
     notes: tuple[str, ...] = ()  # e.g. the board looks unlike its calibration
-    photo: Photo | None = None  # the photo read, to keep as an example once the players confirm the grids
-    template: Any = None  # the template it was read with
+    # The photo read (to keep as an example once the players confirm the grids) and the template it was read
+    # with: carried along, not part of what was read (two readings of the same photo are equal).
+    photo: Photo | None = field(default=None, compare=False, repr=False)
+    template: Any = field(default=None, compare=False, repr=False)
 
     def certain_grids(self) -> dict[str, list[str]]:
         """Only the cells the reader is sure of; the uncertain ones stay out of the gear (empty) until the
