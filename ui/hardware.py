@@ -61,13 +61,23 @@ def newest_photo(folder: Path) -> Path:
 
 @dataclass(frozen=True, slots=True)
 class Photo:
-    """A photo as taken: the decoded BGR image, and the bytes to keep it by (the file's own bytes, or a
-    camera frame encoded losslessly as PNG)."""
+    """A photo as taken: the decoded BGR image, and the bytes to keep it by (the file's own bytes; a camera
+    frame is encoded losslessly as PNG only when it is kept)."""
 
     image: Any
-    data: bytes
+    file_data: bytes | None
     suffix: str
     name: str
+
+    def data(self) -> bytes:
+        if self.file_data is not None:
+            return self.file_data
+        import cv2
+
+        encoded, data = cv2.imencode(self.suffix, self.image)
+        if not encoded:
+            raise PhotoSourceError(f"{self.name}: the picture could not be encoded as {self.suffix}")
+        return bytes(data.tobytes())
 
 
 def grab_photo(source: str) -> Photo:
@@ -91,8 +101,7 @@ def grab_photo(source: str) -> Photo:
             capture.release()
         if not ok:
             raise PhotoSourceError(f"camera {source} gave no picture")
-        encoded, data = cv2.imencode(".png", frame)
-        return Photo(frame, data.tobytes() if encoded else b"", ".png", f"camera {source}")
+        return Photo(frame, None, ".png", f"camera {source}")
     raise PhotoSourceError(f"{source} is neither a camera number, a folder nor a photo")
 
 

@@ -141,3 +141,15 @@ def test_an_example_with_unsettled_cells_is_not_kept(tmp_path: Path, config: Pat
     model.keep_example()
     assert "Tap the 1 cells marked ? first" in model.message
     assert not (tmp_path / "data" / "vision-examples").exists()
+
+
+def test_a_camera_frame_is_kept_losslessly_and_only_when_kept() -> None:
+    import cv2
+    import numpy as np
+
+    from ui.hardware import Photo
+
+    frame = np.random.default_rng(5).integers(0, 256, (30, 40, 3), dtype=np.uint8)
+    photo = Photo(frame, None, ".png", "camera 0")  # nothing encoded while the frame is only read
+    kept = cv2.imdecode(np.frombuffer(photo.data(), np.uint8), cv2.IMREAD_COLOR)
+    assert np.array_equal(kept, frame)

@@ -315,7 +315,9 @@ class GearModel(EventDispatcher):  # type: ignore[misc]
             return
         spec = self.pack.board(self.gear.board)
         grids = {}
-        for grid in ("helmet", "sandals", "weapon_left", "weapon_right"):
+        from vision.template import GEAR_GRIDS
+
+        for grid in GEAR_GRIDS:
             rows, cols = grid_shape(spec, grid)
             have = [r.ljust(cols, ".") for r in (self.gear.grid(grid) or ())]
             grids[grid] = (have + ["." * cols] * rows)[:rows]

@@ -134,7 +134,7 @@ def keep_example(reading: PhotoGear, grids: dict[str, list[str]]) -> Path:
     if reading.photo is None or reading.template is None:
         raise PhotoSourceError("read a photo first")
     try:
-        return save_example(examples_folder(), reading.photo.data, reading.photo.suffix, grids, reading.template,
+        return save_example(examples_folder(), reading.photo.data(), reading.photo.suffix, grids, reading.template,
                             original=reading.photo.name)
     except ExampleError as error:
         raise PhotoSourceError(str(error)) from None
