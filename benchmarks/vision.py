@@ -393,13 +393,14 @@ def calibrated_templates(paths: list[Path], seed: int, look: Any) -> dict[Path, 
     out: dict[Path, Template | str] = {}
     retakes = 0
     for i, path in enumerate(paths):
+        partial = None  # a retake keeps the grids the earlier photos showed well, as the app does
         for attempt in range(CALIBRATION_TRIES):
             empty = synth2.calibration_photo(path, seed, i, look, base, attempt)
             try:
-                out[path] = calibrate(load_photo(empty), base, photo_name=empty.name)
+                out[path] = calibrate(load_photo(empty), base, photo_name=empty.name, earlier=partial)
                 break
             except CalibrationError as error:
-                out[path] = str(error)
+                out[path], partial = str(error), error.partial
                 retakes += attempt + 1 < CALIBRATION_TRIES
     failed = sum(isinstance(t, str) for t in out.values())
     print(f"calibrated {len(paths) - failed}/{len(paths)} boards from an empty-board photo each "

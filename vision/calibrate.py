@@ -12,7 +12,7 @@ measures them.
 from __future__ import annotations
 
 import math
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -32,8 +32,25 @@ SEARCH_CELLS = 0.45
 CELL_RANGE = 0.12
 
 
+@dataclass(frozen=True)
+class Partial:
+    """What the photos of the empty board so far have fitted and measured, for the next photo to complete: a
+    retake asked for because of glare on one grid keeps the grids the earlier photo did show. ``template``
+    has every grid's best geometry so far; ``done`` names the grids fitted and (with reference patches)
+    measured."""
+
+    template: Template
+    done: frozenset[str]
+
+
 class CalibrationError(ValueError):
-    """The photo does not let the grids be fitted (no board, grid lines not found)."""
+    """The photo does not let the grids be fitted (no board, grid lines not found, a grid's print not seen).
+    ``partial``: what this photo and the earlier ones did fit and measure (pass it as ``earlier`` with the
+    next photo), or None when there is nothing to keep."""
+
+    def __init__(self, message: str, partial: Partial | None = None) -> None:
+        super().__init__(message)
+        self.partial = partial
 
 
 def _profile_score(profile: F64, start: F64, step: F64, count: int) -> F64:
@@ -70,14 +87,17 @@ def _fit_grid(dark: F64, grid: Grid, board_mm: tuple[float, float]) -> tuple[Gri
     return replace(grid, origin_mm=(x0, y0), cell_mm=cell), score
 
 
-def calibrate(image: U8, base: Template, *, photo_name: str = "photo") -> Template:
-    """A copy of ``base`` with every grid's origin and cell size fitted to this photo of the empty board."""
+def calibrate(image: U8, base: Template, *, photo_name: str = "photo", earlier: Partial | None = None) -> Template:
+    """A copy of ``base`` with every grid's origin and cell size fitted to this photo of the empty board, and
+    the print measured. ``earlier``: what earlier photos of the same board left (``CalibrationError.partial``);
+    a grid this photo does not show well is taken from there."""
+    kept = earlier.done if earlier is not None else frozenset()
     try:
         loc = locate(image, base)
     except PhotoError as error:
-        raise CalibrationError(str(error)) from None
+        raise CalibrationError(str(error), earlier) from None
     if loc.method != "markers" or len(loc.markers) < 3:
-        raise CalibrationError("calibration needs at least three of the template's stickers in the photo")
+        raise CalibrationError("calibration needs at least three of the template's stickers in the photo", earlier)
     bw, bh = base.board_mm
     w, h = int(math.ceil(bw * PPM)), int(math.ceil(bh * PPM))
     s = 1 / PPM
@@ -94,30 +114,62 @@ def calibrate(image: U8, base: Template, *, photo_name: str = "photo") -> Templa
         half = base.markers.size_mm
         dark[max(0, int((cy - half) * PPM)):int((cy + 1.4 * half) * PPM),
              max(0, int((cx - half) * PPM)):int((cx + half) * PPM)] = 0
-    grids = {}
+    fits: dict[str, Grid] = {}
+    missing: dict[str, str] = {}
     left, right = base.grids["weapon_left"], base.grids["weapon_right"]
     # The left weapon grid's last column touches the right grid's first column (the rules say so): fit
     # them as one grid, else either could slide a cell along the other's lines.
     weapons = replace(left, name="weapons", cols=left.cols + right.cols)
     for name, grid in [*((n, g) for n, g in base.grids.items() if n not in ("weapon_left", "weapon_right")),
                        ("weapons", weapons)]:
+        members = ("weapon_left", "weapon_right") if name == "weapons" else (name,)
         fitted, score = _fit_grid(dark, grid, base.board_mm)
         if score < 0.04:
-            raise CalibrationError(f"the printed lines of the {name} grid were not found near where template "
-                                   f"{base.name!r} puts them; is the empty board fully in view?")
+            for member in members:
+                if member not in kept:
+                    missing[member] = (f"the printed lines of the {member} grid were not found near where template "
+                                       f"{base.name!r} puts them (is the empty board fully in view?)")
+            continue
         if name == "weapons":
-            grids["weapon_left"] = replace(left, origin_mm=fitted.origin_mm, cell_mm=fitted.cell_mm)
-            grids["weapon_right"] = replace(right, origin_mm=(fitted.origin_mm[0] + left.cols * fitted.cell_mm,
-                                                              fitted.origin_mm[1]), cell_mm=fitted.cell_mm)
+            fits["weapon_left"] = replace(left, origin_mm=fitted.origin_mm, cell_mm=fitted.cell_mm)
+            fits["weapon_right"] = replace(right, origin_mm=(fitted.origin_mm[0] + left.cols * fitted.cell_mm,
+                                                             fitted.origin_mm[1]), cell_mm=fitted.cell_mm)
         else:
-            grids[name] = fitted
-    grids = {name: grids[name] for name in base.grids}
-    fitted = replace(base, grids=grids, status=f"calibrated from {photo_name}")
+            fits[name] = fitted
+    before = earlier.template.grids if earlier is not None else base.grids
+    here = replace(base, grids={name: fits.get(name, before[name]) for name in base.grids},
+                   status=f"calibrated from {photo_name}")
     try:
-        measured = measure_print(image, fitted)
+        measured = measure_print(image, here)
     except PhotoError as error:
-        if str(error) != NO_PATCHES_REASON:
-            raise CalibrationError(str(error)) from None
+        if str(error) != NO_PATCHES_REASON or earlier is not None:
+            raise CalibrationError(str(error), earlier) from None
+        if missing:
+            raise CalibrationError(next(iter(missing.values())) + "; retake the photo of the empty board") from None
         # No reference patches on the stickers: the geometry is still fitted, the print is not measured.
-        return replace(fitted, board_lab=None, grid_lab=None, band_ratio=None)
-    return replace(fitted, board_lab=measured.board_lab, grid_lab=measured.grid_lab, band_ratio=measured.band_ratio)
+        return replace(here, board_lab=None, grid_lab=None, band_ratio=None)
+    grid_lab = dict(earlier.template.grid_lab or {}) if earlier is not None else {}
+    band_ratio = dict(earlier.template.band_ratio or {}) if earlier is not None else {}
+    grids, done = {}, set()
+    for name in base.grids:
+        if name in fits and name not in measured.unseen:
+            # Fitted and measured in this photo (a grid's print is measured where its lines were found).
+            grids[name] = fits[name]
+            if name in measured.grid_lab:
+                grid_lab[name], band_ratio[name] = measured.grid_lab[name], measured.band_ratio[name]
+            done.add(name)
+        elif name in kept:
+            grids[name] = before[name]  # as an earlier photo fitted and measured it
+            done.add(name)
+        else:
+            grids[name] = fits.get(name, before[name])
+            missing.setdefault(name, measured.unseen.get(name, ""))
+    out = replace(base, grids=grids, status=f"calibrated from {photo_name}", board_lab=measured.board_lab,
+                  grid_lab=grid_lab, band_ratio=band_ratio)
+    if missing:
+        reason = next(iter(missing.values()))
+        kept_note = (f" (the {', '.join(n for n in base.grids if n in done)} grids are kept: the next photo "
+                     "only needs to show the others)" if done else "")
+        raise CalibrationError(f"{reason}; retake the photo of the empty board{kept_note}",
+                               Partial(out, frozenset(done)))
+    return out

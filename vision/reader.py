@@ -2121,6 +2121,8 @@ class PrintCalibration:
     board_lab: Lab3
     grid_lab: dict[str, Lab3]
     band_ratio: dict[str, tuple[Piece, ...]]
+    #: Grids whose print this photo does not show well enough to measure, with the reason (glare, hidden).
+    unseen: dict[str, str] = field(default_factory=dict)
 
 
 #: Cells nearest a band piece whose print calibration compares with that piece's.
@@ -2130,8 +2132,9 @@ RATIO_CELLS = 3
 def measure_print(image: U8, template: Template) -> PrintCalibration:
     """On a photo of the empty board: the print around the grids and each grid's own print (cell middles), in
     CIE Lab against the stickers' white and black, measured as the reader measures them; and per band piece
-    the grid's print over the piece's (the light cancels). Raises PhotoError when the stickers show no
-    patches, or too little print is seen (a grid's cells clipped by glare, hidden or out of the photo)."""
+    the grid's print over the piece's (the light cancels). A grid whose cells are clipped by glare, hidden or
+    out of the photo is left out and named in ``unseen`` (another photo may show it). Raises PhotoError when
+    the stickers show no patches or too little of the board's print is seen."""
     grey = grey_of(image)
     loc = locate(image, template, grey)
     refs = _sticker_refs(image, loc.markers, template.markers.size_mm)
@@ -2143,7 +2146,7 @@ def measure_print(image: U8, template: Template) -> PrintCalibration:
     board = _board_colour(refs, loc, template, [s for b in bands.values() for s in b])
     if board is None:
         raise PhotoError("too little of the board's print around the grids is in view")
-    grid_lab, band_ratio = {}, {}
+    grid_lab, band_ratio, unseen = {}, {}, {}
     for g in grids_:
         cells = []
         for r in range(g.rows):
@@ -2158,8 +2161,8 @@ def measure_print(image: U8, template: Template) -> PrintCalibration:
                     cells.append(_BandSample(x, y, mean))
         lab = _board_colour(refs, loc, template, cells) if len(cells) >= 3 else None
         if lab is None:
-            raise PhotoError(f"the {g.name} grid's print is not seen well (glare on it, or hidden); retake the "
-                             "photo of the empty board")
+            unseen[g.name] = f"the {g.name} grid's print is not seen well (glare on it, or hidden)"
+            continue
         grid_lab[g.name] = (float(lab[0]), float(lab[1]), float(lab[2]))
         pieces = []
         for s in bands[g.name]:
@@ -2170,7 +2173,7 @@ def measure_print(image: U8, template: Template) -> PrintCalibration:
             k = cell_rgb / s.rgb
             pieces.append((float(s.x), float(s.y), float(k[0]), float(k[1]), float(k[2])))
         band_ratio[g.name] = tuple(pieces)
-    return PrintCalibration((float(board[0]), float(board[1]), float(board[2])), grid_lab, band_ratio)
+    return PrintCalibration((float(board[0]), float(board[1]), float(board[2])), grid_lab, band_ratio, unseen)
 
 
 def _patches_at(refs: Sequence[tuple[F64, F32, F32]], p: F64) -> tuple[F32, F32]:

@@ -6,8 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
-from vision_photos import SMALL, board_photo, empty_gear, run_cli
+from vision_photos import SMALL, board_photo, empty_gear, glare_over, run_cli
 
+from vision.calibrate import CalibrationError, calibrate
+from vision.reader import load_photo
 from vision.synth import Conditions
 from vision.template import GEAR_GRIDS, load_template, template_from_json
 
@@ -51,3 +53,40 @@ def test_calibrate_refuses_a_photo_without_the_stickers(tmp_path: Path, capsys: 
     photo, _ = board_photo(tmp_path, 33, conditions=Conditions(size=SMALL, hide_markers=2))
     code, _, err = run_cli(["vision", "calibrate", str(photo), "--out", str(tmp_path / "t.json")], capsys)
     assert code == 2 and "at least three" in err
+
+
+def test_a_retake_keeps_the_grids_the_glared_photo_did_show(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Glare on one grid asks for another photo of the empty board; the grids the first photo showed well
+    are kept, so the retake only needs to show that one (glare moves with the lamp, from grid to grid)."""
+    real = _real_board()
+    cond = Conditions(size=(2400, 1800), mixed_light=0.0, occluder_shadow=0.0, glare=0.0)
+    photo, _ = board_photo(tmp_path, 34, gear=empty_gear(real), conditions=cond, template=real)
+    clean = calibrate(load_photo(photo), load_template())
+    on_helmet = glare_over(photo, "helmet", tmp_path / "glare-helmet.png", real)
+    on_sandals = glare_over(photo, "sandals", tmp_path / "glare-sandals.png", real)
+
+    with pytest.raises(CalibrationError) as first:
+        calibrate(load_photo(on_helmet), load_template())
+    assert "helmet" in str(first.value) and "retake" in str(first.value)
+    partial = first.value.partial
+    assert partial is not None and "helmet" not in partial.done
+    assert {"sandals", "weapon_left", "weapon_right"} <= partial.done
+    # The sandals are glared in the retake: they come from the first photo, the helmet from the retake.
+    fitted = calibrate(load_photo(on_sandals), load_template(), earlier=partial)
+    assert clean.grid_lab is not None and fitted.grid_lab is not None and fitted.band_ratio is not None
+    assert set(fitted.grid_lab) == set(GEAR_GRIDS) and set(fitted.band_ratio) == set(GEAR_GRIDS)
+    for name in GEAR_GRIDS:
+        assert fitted.grid_lab[name] == pytest.approx(clean.grid_lab[name], abs=1.0), name
+        assert fitted.grids[name].origin_mm == pytest.approx(clean.grids[name].origin_mm, abs=0.2), name
+    # Without the first photo the retake alone is not enough.
+    with pytest.raises(CalibrationError, match="sandals"):
+        calibrate(load_photo(on_sandals), load_template())
+
+    # The command line takes the retakes after the first photo and fills in the same way.
+    out = tmp_path / "mine.json"
+    code, text, err = run_cli(["vision", "calibrate", str(on_helmet), str(on_sandals), "--out", str(out)], capsys)
+    assert code == 0, err
+    assert "glare-helmet.png" in text and "helmet" in text and "trying glare-sandals.png" in text
+    assert set(json.loads(out.read_text())["grid_lab"]) == set(GEAR_GRIDS)
+    code, _, err = run_cli(["vision", "calibrate", str(on_helmet), "--out", str(tmp_path / "no.json")], capsys)
+    assert code == 2 and "helmet" in err and not (tmp_path / "no.json").exists()

@@ -11,7 +11,7 @@ import pytest
 from kivy.clock import Clock
 from kivy.event import EventDispatcher
 from kivy.properties import ListProperty, ObjectProperty, StringProperty
-from vision_photos import SMALL, board_photo, empty_gear
+from vision_photos import SMALL, board_photo, empty_gear, glare_over
 
 from games.fujikoro.app import photos
 from games.fujikoro.pack import default_pack
@@ -77,7 +77,18 @@ def test_gear_model_walks_the_group_through_the_set_up(tmp_path: Path, config: P
     assert not model.camera_ready and "not set up" in model.message
 
     empty, _ = board_photo(tmp_path, 63, gear=empty_gear(load_template()), conditions=Conditions(size=SMALL, glare=0.0))
-    model.setup_camera(str(empty))
+    # Glare on the helmet grid: a retake is asked for, and the other grids this photo showed are kept, so
+    # the retake (glare now on the sandals) completes the set-up.
+    model.setup_camera(str(glare_over(empty, "helmet", tmp_path / "glare-helmet.png")))
+    _settle(model)
+    assert not model.camera_ready and "not set up yet" in model.message and "helmet" in model.message
+    assert "kept" in model.message and not photos.calibration_file("symmetric").exists()
+    model.setup_camera(str(glare_over(empty, "sandals", tmp_path / "glare-sandals.png")))
+    _settle(model)
+    assert model.camera_ready, model.message
+    saved = json.loads(photos.calibration_file("symmetric").read_text())
+    assert set(saved["grid_lab"]) == {"helmet", "sandals", "weapon_left", "weapon_right"}
+    model.setup_camera(str(empty))  # setting up again from a clean photo
     _settle(model)
     assert model.camera_ready, model.message
     assert "Camera set up for the symmetric board" in model.message

@@ -45,3 +45,24 @@ def benchmark_photo(folder: Path, index: int, seed: int = 2026) -> tuple[Path, d
 
 def empty_gear(template: Any) -> dict[str, list[str]]:
     return {g: ["." * template.grids[g].cols] * template.grids[g].rows for g in GEAR_GRIDS}
+
+
+def glare_over(photo: Path, grid: str, out: Path, template: Any = None) -> Path:
+    """A copy of ``photo`` with a clipped white spot over the middle of one grid (a lamp's reflection on
+    glossy print): the grid's cells read white in every channel, as glare does to a camera."""
+    import cv2
+
+    from vision.reader import load_photo, locate
+
+    template = template or load_template()
+    image = load_photo(photo)
+    loc = locate(image, template)
+    g = template.grids[grid]
+    x0, y0 = g.origin_mm
+    w, h = g.size_mm
+    corners = np.array([[[x0, y0]], [[x0 + w, y0 + h]], [[x0 + w / 2, y0 + h / 2]]], dtype=np.float64)
+    (a, b, centre) = cv2.perspectiveTransform(corners, loc.hom).reshape(3, 2)
+    radius = int(np.hypot(*(b - a)) * 0.45)
+    cv2.circle(image, (int(centre[0]), int(centre[1])), radius, (255, 255, 255), -1)
+    cv2.imwrite(str(out), image)
+    return out

@@ -67,6 +67,7 @@ class GearModel(EventDispatcher):  # type: ignore[misc]
         self._gears: dict[str, Gear] = {}
         self._uncertain: dict[str, set[tuple[str, int, int]]] = {}  # per player, until each cell is tapped
         self._photos: dict[str, Any] = {}  # per player, the last photo read (photos.PhotoGear)
+        self._setup_partial: dict[str, Any] = {}  # per board, what the camera set-up's photos showed so far
         self._boards: dict[str, str] = {}
         self._worker = Worker("gear")
         self.pack = pack_model.pack
@@ -362,14 +363,22 @@ class GearModel(EventDispatcher):  # type: ignore[misc]
         self.message = tr._("Setting up the camera...")
         board = self.gear.board if self.gear is not None else "symmetric"
 
+        earlier = self._setup_partial.get(board)
+
         def done(setup: photos.CameraSetup) -> None:
             self.photo_busy = False
             self.camera_ready = True
+            self._setup_partial.pop(board, None)
             self.message = tr.f("Camera set up for the {board} board: {details}", board=board,
                                 details="; ".join(setup.lines))
 
         def failed(error: BaseException) -> None:
             self.photo_busy = False
+            if isinstance(error, photos.CameraSetupIncomplete):
+                # A retake only needs to show the grids this photo did not: keep what it did show.
+                self._setup_partial[board] = error.partial
+                self.message = tr.f("The camera is not set up yet: {reason}", reason=str(error))
+                return
             self.message = tr.f("The camera is not set up: {reason}", reason=str(error)) + "\n" + self.camera_steps()
 
-        self._worker.submit(lambda: photos.set_up_camera(source, board, self.pack), done, failed)
+        self._worker.submit(lambda: photos.set_up_camera(source, board, self.pack, earlier), done, failed)

@@ -75,9 +75,19 @@ class CameraSetup:
     lines: tuple[str, ...]
 
 
-def set_up_camera(source: str, board: str, pack: DataPack) -> CameraSetup:
+class CameraSetupIncomplete(PhotoSourceError):
+    """The photo did not show every grid well; ``partial`` keeps what it and the earlier photos did show
+    (:class:`vision.calibrate.Partial`), for the retake to complete."""
+
+    def __init__(self, message: str, partial: Any) -> None:
+        super().__init__(message)
+        self.partial = partial
+
+
+def set_up_camera(source: str, board: str, pack: DataPack, earlier: Any = None) -> CameraSetup:
     """Fits the board's template to a photo of the empty board with the stickers on (vision.calibrate) and
-    keeps it for this board; later photos of this board are read with it."""
+    keeps it for this board; later photos of this board are read with it. ``earlier``: the ``partial`` of
+    the :class:`CameraSetupIncomplete` the previous photo raised (a retake keeps the grids it showed well)."""
     import json
 
     from vision.calibrate import CalibrationError, calibrate
@@ -87,8 +97,10 @@ def set_up_camera(source: str, board: str, pack: DataPack) -> CameraSetup:
     if base.board != board:
         raise PhotoSourceError(f"the shipped photo template is for the {base.board} board, this player uses {board}")
     try:
-        fitted = calibrate(grab_image(source), base, photo_name=Path(source).name or "camera")
+        fitted = calibrate(grab_image(source), base, photo_name=Path(source).name or "camera", earlier=earlier)
     except CalibrationError as error:
+        if error.partial is not None:
+            raise CameraSetupIncomplete(str(error), error.partial) from None
         raise PhotoSourceError(str(error)) from None
     path = calibration_file(board)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -45,7 +45,8 @@ def register(subparsers: Any) -> None:
     st.set_defaults(handler=_stickers)
 
     ca = sub.add_parser("calibrate", help="fit a template's grids to a photo of the empty board")
-    ca.add_argument("photo", type=Path)
+    ca.add_argument("photo", type=Path, nargs="+",
+                    help="the empty board's photo; more photos (retakes) fill in grids glare hid in the earlier ones")
     ca.add_argument("--out", type=Path, required=True, help="where to write the fitted template JSON")
     ca.add_argument("--template", type=Path, default=None, help="starting template (default: symmetric)")
     ca.set_defaults(handler=_calibrate)
@@ -136,11 +137,16 @@ def _calibrate(args: argparse.Namespace) -> int:
     from vision.calibrate import CalibrationError, calibrate
 
     base = _template(args.template)
-    image = _photo(args.photo)
-    try:
-        fitted = calibrate(image, base, photo_name=args.photo.name)
-    except CalibrationError as error:
-        raise CliError(str(error)) from None
+    partial = None
+    for i, path in enumerate(args.photo):
+        try:
+            fitted = calibrate(_photo(path), base, photo_name=path.name, earlier=partial)
+            break
+        except CalibrationError as error:
+            if error.partial is None or i == len(args.photo) - 1:
+                raise CliError(f"{path.name}: {error}") from None
+            print(f"{path.name}: {error}; trying {args.photo[i + 1].name}")
+            partial = error.partial
     try:
         args.out.write_text(json.dumps(fitted.to_json(), indent=2) + "\n", encoding="utf-8")
     except OSError as error:
