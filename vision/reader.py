@@ -2127,6 +2127,9 @@ class PrintCalibration:
 
 #: Cells nearest a band piece whose print calibration compares with that piece's.
 RATIO_CELLS = 3
+#: At least this fraction of a grid's cells clipped (half their middle or more) on the empty board: the
+#: grid's print was not measured because it is clipped white, not because it is hidden.
+CLIPPED_PRINT = 0.5
 
 
 def measure_print(image: U8, template: Template) -> PrintCalibration:
@@ -2149,6 +2152,7 @@ def measure_print(image: U8, template: Template) -> PrintCalibration:
     grid_lab, band_ratio, unseen = {}, {}, {}
     for g in grids_:
         cells = []
+        clipped_cells = 0
         for r in range(g.rows):
             for c in range(g.cols):
                 x, y = g.cell_centre(r, c)
@@ -2159,9 +2163,15 @@ def measure_print(image: U8, template: Template) -> PrintCalibration:
                 mean, clipped, inside = rect.stats(sl)
                 if inside and clipped < 0.01:
                     cells.append(_BandSample(x, y, mean))
+                clipped_cells += inside and clipped >= 0.5
         lab = _board_colour(refs, loc, template, cells) if len(cells) >= 3 else None
         if lab is None:
-            unseen[g.name] = f"the {g.name} grid's print is not seen well (glare on it, or hidden)"
+            # Clipped white: glare on it, or a print brighter than the camera's exposure (a pale print in
+            # strong light clips in every photo; moving the lamp does not help that, exposing less does).
+            unseen[g.name] = (f"the {g.name} grid's print is clipped white (glare on it, or a print too bright "
+                              "for the camera's exposure): move the light or lower the exposure"
+                              if clipped_cells >= CLIPPED_PRINT * g.rows * g.cols else
+                              f"the {g.name} grid's print is not seen well (hidden, or out of the photo)")
             continue
         grid_lab[g.name] = (float(lab[0]), float(lab[1]), float(lab[2]))
         pieces = []
