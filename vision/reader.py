@@ -1276,9 +1276,13 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
                                                                board_lab, board_rgb, refs)
                 if g.name in unfamiliar and label in refs:
                     # On a board unlike the template the print's own reflectance is less sure: the material
-                    # must hold with the print taken a good deal darker or lighter.
-                    for k in UNFAMILIAR_LIGHT:
-                        other = _classify(m, found[0] * k, board_lab, board_rgb, refs, lw)
+                    # must hold with the print taken a good deal darker or lighter, and in the light's colour
+                    # the stickers' white patches give (the print's colour may mislead about the light's).
+                    others = [found[0] * k for k in UNFAMILIAR_LIGHT]
+                    sticker = _sticker_light(sticker_refs, loc, x, y, board_rgb, found[0])
+                    others += [sticker] if sticker is not None else []
+                    for ref in others:
+                        other = _classify(m, ref, board_lab, board_rgb, refs, lw)
                         if "best" in other[3] and int(other[3]["best"]) != "WMT".find(label):
                             label, conf, reason = "?", min(conf, 0.3), "cube colour unclear"
                             break

@@ -128,3 +128,28 @@ def test_a_photo_of_another_board_than_the_calibrated_one_is_refused() -> None:
     reading = read_board(image, fitted)
     assert _confident_errors(truth, dict(reading.grids)) == 0
     assert reading.retake == UNFAMILIAR_REASON
+
+
+def test_a_material_must_hold_in_the_light_the_stickers_show() -> None:
+    # Tuning seed 503, photo 69: metal cubes on a dark brown print under one lamp. Against the light's colour
+    # the brown print suggests, their pale blue-grey tops look like teeth (they were read T with confidence);
+    # against the light's colour the stickers' white patches give they are metal. On a calibrated board the
+    # material must hold against both, or the cell stays '?'.
+    from vision.calibrate import CalibrationError, calibrate
+
+    template = load_template()
+    look = synth2.Look(size=SIZE)
+    partial = fitted = None
+    for attempt in range(3):
+        try:
+            empty, _ = synth2.render_calibration(503, 69, look, template, attempt)
+            fitted = calibrate(empty, template, earlier=partial)
+            break
+        except CalibrationError as error:
+            partial = error.partial
+    assert fitted is not None and fitted.band_ratio is not None
+    image, truth = synth2.render_photo(503, 69, look, template)
+    assert truth["weapon_left"][1][2] == truth["weapon_left"][2][2] == "M"
+    reading = read_board(image, fitted)
+    assert reading.grids["weapon_left"][1][2] in "M?" and reading.grids["weapon_left"][2][2] in "M?"
+    assert _confident_errors(truth, dict(reading.grids)) == 0
