@@ -448,31 +448,105 @@ def _band_samples(rect: _Rectified, grid: Grid, pose: Pose, cube: float,
 LINE_REACH_MAX = 1.2
 
 
-def _line_reach(rect: _Rectified, grid: Grid) -> float:
-    """How far (mm) the printed cell outline's ink reaches into a cell from the outline's centre: from the
-    median luminance profile across the grid's vertical and horizontal lines (cubes cover only part of
-    each line, the median sees the print)."""
+#: How far (mm) a photo's printed lines may move a grid from where its template or calibration puts it. The
+#: markers' homography is a plane's: lens distortion, and the markers' corners found a little off in one photo
+#: or the other, leave a grid up to about half a millimetre away from it (second renderer's tuning seed 501:
+#: up to 0.6 mm on the grid nearest a corner of the photo).
+PLACE_MAX_MM = 1.0
+#: ... and most cell-long pieces of its inner lines must agree on where it is to within this (mm).
+PLACE_AGREE_MM = 0.2
+
+
+def _line_centre(prof: npt.NDArray[np.float32], offs: npt.NDArray[np.float64], fill: float) -> float | None:
+    """Where (mm, against the template's) a printed line's ink is centred in its median profile, or None
+    when the profile shows no clear line within PLACE_MAX_MM."""
+    d = np.abs(prof.astype(np.float64) - fill)
+    near = np.abs(offs) <= PLACE_MAX_MM + 0.25
+    if not near.any():
+        return None
+    peak = float(d[near].max())
+    if peak < 0.08 * max(fill, 1e-6):
+        return None
+    i = int(np.flatnonzero(near)[int(np.argmax(d[near]))])
+    # The contiguous run of ink around the peak, weighted by how far above half the peak it stands.
+    lo = i
+    while lo > 0 and d[lo - 1] > 0.5 * peak:
+        lo -= 1
+    hi = i
+    while hi < len(d) - 1 and d[hi + 1] > 0.5 * peak:
+        hi += 1
+    w = d[lo:hi + 1] - 0.5 * peak
+    if w.sum() <= 0:
+        return None
+    centre = float((w * offs[lo:hi + 1]).sum() / w.sum())
+    return centre if abs(centre) <= PLACE_MAX_MM else None
+
+
+def _line_profiles(rect: _Rectified, grid: Grid, offs: npt.NDArray[np.float64], *, per_cell: bool = False
+                   ) -> tuple[list[npt.NDArray[np.float32]], list[npt.NDArray[np.float32]]]:
+    """Median luminance profiles across the grid's inner vertical and horizontal lines (cubes cover only
+    part of each line, the median sees the print), at ``offs`` mm from where the template puts each line;
+    ``per_cell``: one profile per cell-long piece of each line instead of one per line."""
     step = 1 / rect.ppm
-    offs = np.arange(-3.0, 3.0 + 1e-6, step)
-    profiles = []
     x0, y0 = grid.origin_mm
     w, h = grid.size_mm
     lum = rect.lum
     H, W = lum.shape
 
     def at(xs: npt.NDArray[np.float64], ys: npt.NDArray[np.float64]) -> npt.NDArray[np.float32]:
-        u = np.clip(np.round((xs - rect.x0) * rect.ppm).astype(int), 0, W - 1)
-        v = np.clip(np.round((ys - rect.y0) * rect.ppm).astype(int), 0, H - 1)
+        # Pixel i covers mm [x0 + i / ppm, x0 + (i + 1) / ppm) (see _Rectified.rect).
+        u = np.clip(np.floor((xs - rect.x0) * rect.ppm).astype(int), 0, W - 1)
+        v = np.clip(np.floor((ys - rect.y0) * rect.ppm).astype(int), 0, H - 1)
         return lum[v, u]
 
-    along_y = np.arange(y0 + 1.0, y0 + h - 1.0, step)
+    def pieces(start: float, count: int) -> list[npt.NDArray[np.float64]]:
+        if not per_cell:
+            return [np.arange(start + 1.0, start + count * grid.cell_mm - 1.0, step)]
+        return [np.arange(start + k * grid.cell_mm + 1.5, start + (k + 1) * grid.cell_mm - 1.5, step)
+                for k in range(count)]
+
+    vertical, horizontal = [], []
     for c in range(1, grid.cols):
         xs = x0 + c * grid.cell_mm + offs
-        profiles.append(np.median(at(xs[:, None] + 0 * along_y[None, :], 0 * xs[:, None] + along_y[None, :]), axis=1))
-    along_x = np.arange(x0 + 1.0, x0 + w - 1.0, step)
+        for along in pieces(y0, grid.rows):
+            vertical.append(np.median(at(xs[:, None] + 0 * along[None, :], 0 * xs[:, None] + along[None, :]), axis=1))
     for r in range(1, grid.rows):
         ys = y0 + r * grid.cell_mm + offs
-        profiles.append(np.median(at(0 * ys[:, None] + along_x[None, :], ys[:, None] + 0 * along_x[None, :]), axis=1))
+        for along in pieces(x0, grid.cols):
+            horizontal.append(np.median(at(0 * ys[:, None] + along[None, :], ys[:, None] + 0 * along[None, :]), axis=1))
+    return vertical, horizontal
+
+
+def _placed_by_lines(rect: _Rectified, template: Template) -> Template:
+    """The template with each gear grid moved to where this photo's printed inner lines put it (at most
+    PLACE_MAX_MM each way; an axis without clear inner lines stays where the template says)."""
+    offs = np.arange(-3.0, 3.0 + 1e-6, 1 / rect.ppm)
+    ends = np.abs(offs) > 2.0
+    grids = dict(template.grids)
+    for g in template.gear_grids:
+        shift = []
+        for profiles in _line_profiles(rect, g, offs, per_cell=True):
+            # Each cell-long piece of each inner line on its own: a cube's side faces or shadow along a piece
+            # pull its profile aside. Most pieces must agree, or the grid stays where the template puts it.
+            centres = np.array([c for prof in profiles
+                                if (c := _line_centre(prof, offs, float(np.median(prof[ends])))) is not None])
+            if len(centres) == 0:
+                shift.append(0.0)
+                continue
+            mid = float(np.median(centres))
+            agree = int(np.sum(np.abs(centres - mid) <= PLACE_AGREE_MM))
+            shift.append(mid if agree >= max(2, (len(profiles) + 2) // 3) else 0.0)
+        if shift[0] or shift[1]:
+            grids[g.name] = replace(g, origin_mm=(g.origin_mm[0] + shift[0], g.origin_mm[1] + shift[1]))
+    return replace(template, grids=grids)
+
+
+def _line_reach(rect: _Rectified, grid: Grid) -> float:
+    """How far (mm) the printed cell outline's ink reaches into a cell from the outline's centre: from the
+    median luminance profile across the grid's inner lines."""
+    offs = np.arange(-3.0, 3.0 + 1e-6, 1 / rect.ppm)
+    vertical, horizontal = _line_profiles(rect, grid, offs)
+    profiles = vertical + horizontal
     if not profiles:
         return 0.6
     prof = np.median(np.array(profiles), axis=0)
@@ -1065,6 +1139,7 @@ def read_board(image: U8, template: Template, *, cube_lab: Mapping[str, Sequence
     confidently wrong on others. ``read_unfamiliar=True`` reads it anyway (for development and the benchmark's
     ``--read-unfamiliar``), with the extra checks for such boards."""
     read = _read_cells(image, template, cube_lab)
+    template = read.template or template  # the grids where this photo's printed lines put them
     model = default_net() if net is True else (net or None)
     def net_decides(key: CellKey) -> bool:
         return key[0] not in read.unfamiliar or (NET_ON_CALIBRATED and key[0] in read.calibrated)
@@ -1103,6 +1178,8 @@ class _CellsRead:
     refuse: bool = False
     #: Per grid, how far the printed outline's ink reaches into a cell (mm).
     line_reach: Mapping[str, float] = field(default_factory=dict)
+    #: The template the cells were read with: the grids where this photo's printed lines put them.
+    template: Template | None = None
     #: Grids read against their calibrated print (Template.band_ratio): the cell network, trained on both
     #: renderers' calibrated boards, may decide there too.
     calibrated: frozenset[str] = frozenset()
@@ -1184,6 +1261,10 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
     rect = _Rectified(image, loc.hom, _grid_box(template, 7.0), float(np.clip(img_ppm, 2.0, 6.0)))
     grids_ = template.gear_grids
     bands = {g.name: _band_samples(rect, g, loc.pose, cube, grids_) for g in grids_}
+    # The band around each grid is where calibration measured it (Template.band_ratio is keyed by its
+    # pieces' places); the cells are where this photo's printed lines put them.
+    template = _placed_by_lines(rect, template)
+    grids_ = template.gear_grids
     # A grid printed unlike the board around it (a darker or coloured field under the cells) is read
     # against its own print, seen between the cubes and the printed outlines.
     own_print: set[str] = set()
@@ -1343,7 +1424,7 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
     rings = _cube_rings(template, second, ring)
     second = _own_shadow_guard(second, measures, rect, template, loc.pose, cube, rings)
     return _CellsRead({(g.name, r, c): second[(g.name, r, c)] for g, r, c in keys}, rect, loc, grey, tuple(notes),
-                      unfamiliar=unfamiliar, line_reach=reaches,
+                      unfamiliar=unfamiliar, line_reach=reaches, template=template,
                       calibrated=frozenset() if notes else frozenset(calibrated),
                       refuse=bool(notes) or (OWN_PRINT_GATE and bool(own_print)))
 
