@@ -1000,6 +1000,11 @@ def _classify(measure: _Measure, ref: F32, board_lab: F32, board_rgb: F32, cube_
         conf = min(1.0, (EMPTY_MAX - emptiness) / (EMPTY_MAX * 0.45))
         if conf < CONFIDENCE_THRESHOLD:
             return "?", conf, "cannot tell empty from occupied", feats
+        if (min(feats.get("r_core", 1.0), feats.get("r_top", 1.0)) < SHADED_EMPTY
+                and max(feats.get("c_core", 0.0), feats.get("c_top", 0.0)) >= SHADED_EMPTY_CHROMA):
+            # Darker than the print's light: print in a shadow, or a cube the print's colour whose faces are
+            # shaded; only the hue says empty, so the cell network cross-checks it (see _second_look).
+            feats["shaded_empty"] = 1.0
         return ".", conf, "", feats
     if top_dist <= OCCUPIED_MIN or core_dist < EMPTY_MAX * 0.4:
         return "?", 0.25, "cannot tell empty from occupied", feats
@@ -1025,6 +1030,14 @@ def _classify(measure: _Measure, ref: F32, board_lab: F32, board_rgb: F32, cube_
     if conf < CONFIDENCE_THRESHOLD:
         return "?", conf, "cube colour unclear", feats
     return best, conf, "", feats
+
+
+#: An empty reading of a cell this much darker than the print's light (core or top), whose hue at equal
+#: lightness still differs from the print's by this much (print in a shadow keeps its hue; a cube the print's
+#: colour differs a little) ...
+SHADED_EMPTY = 0.85
+SHADED_EMPTY_CHROMA = 1.5
+#: ... is cross-checked by the cell network whatever the rules' confidence.
 
 
 #: Wood is the one material with a hue: its top is a warm, clearly coloured patch (yellow to orange), metal and
@@ -1223,8 +1236,8 @@ def _second_look(read: _CellsRead, template: Template, model: CellNet, *,
     unlikely, the two readers disagree and the cell is '?'."""
     undecided = [k for k, c in read.cells.items() if c.label == "?" and c.reason in SECOND_LOOK_REASONS
                  and "ref_r" in c.features and familiar(k)]
-    checked = [k for k, c in read.cells.items() if c.label != "?" and c.confidence < CROSS_CHECK_BELOW
-               and "ref_r" in c.features]
+    checked = [k for k, c in read.cells.items() if c.label != "?" and "ref_r" in c.features
+               and (c.confidence < CROSS_CHECK_BELOW or c.features.get("shaded_empty"))]
     keys = undecided + checked
     if not keys:
         return read.cells

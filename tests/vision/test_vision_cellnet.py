@@ -137,8 +137,10 @@ def test_a_rule_answer_the_network_finds_unlikely_becomes_a_question(tmp_path: P
     assert cell.label == "?" and cell.reason == DISAGREE_REASON and cell.features["net_agree"] < 0.5
     assert both.retake is not None and "helmet[2][1]" in both.retake
     assert _confident_errors(both, truth) == []
-    # Cells the rules decided with a wide margin are never shown to the network.
-    sure = {(c.grid, c.row, c.col) for c in rules.cells if c.label != "?" and c.confidence >= CROSS_CHECK_BELOW}
+    # Cells the rules decided with a wide margin are never shown to the network (but for shaded empty
+    # readings whose hue differs from the print's: see test_a_shaded_empty_reading_that_differs_in_hue...).
+    sure = {(c.grid, c.row, c.col) for c in rules.cells if c.label != "?" and c.confidence >= CROSS_CHECK_BELOW
+            and not c.features.get("shaded_empty")}
     assert sure and all("net_p" not in c.features for c in both.cells if (c.grid, c.row, c.col) in sure)
 
 
