@@ -450,10 +450,11 @@ LINE_REACH_MAX = 1.2
 
 #: How far (mm) a photo's printed lines may move a grid from where its template or calibration puts it. The
 #: markers' homography is a plane's: lens distortion, and the markers' corners found a little off in one photo
-#: or the other, leave a grid up to about half a millimetre away from it (second renderer's tuning seed 501:
-#: up to 0.6 mm on the grid nearest a corner of the photo).
+#: or the other, leave a grid up to about 0.8 mm away from it (second renderer's tuning seed 501, measured on
+#: empty renders of the same scenes; the grid nearest a corner of the photo moves most).
 PLACE_MAX_MM = 1.0
-#: ... and most cell-long pieces of its inner lines must agree on where it is to within this (mm).
+#: ... and at least a third of the cell-long pieces of its inner lines (two at least) must agree on where it
+#: is to within this (mm).
 PLACE_AGREE_MM = 0.2
 
 
@@ -527,7 +528,7 @@ def _placed_by_lines(rect: _Rectified, template: Template) -> Template:
         shift = []
         for profiles in _line_profiles(rect, g, offs, per_cell=True):
             # Each cell-long piece of each inner line on its own: a cube's side faces or shadow along a piece
-            # pull its profile aside. Most pieces must agree, or the grid stays where the template puts it.
+            # pull its profile aside. A third of the pieces must agree, or the grid stays where it was.
             centres = np.array([c for prof in profiles
                                 if (c := _line_centre(prof, offs, float(np.median(prof[ends])))) is not None])
             if len(centres) == 0:
@@ -1032,12 +1033,12 @@ def _classify(measure: _Measure, ref: F32, board_lab: F32, board_rgb: F32, cube_
     return best, conf, "", feats
 
 
-#: An empty reading of a cell this much darker than the print's light (core or top), whose hue at equal
-#: lightness still differs from the print's by this much (print in a shadow keeps its hue; a cube the print's
-#: colour differs a little) ...
+#: An empty reading of a cell darker than SHADED_EMPTY times the print's light (core or top), whose hue at
+#: equal lightness still differs from the print's by SHADED_EMPTY_CHROMA or more, is cross-checked by the cell
+#: network whatever the rules' confidence: print in a shadow keeps its hue, a pale cube the print's colour with
+#: shaded faces does not quite.
 SHADED_EMPTY = 0.85
 SHADED_EMPTY_CHROMA = 1.5
-#: ... is cross-checked by the cell network whatever the rules' confidence.
 
 
 #: Wood is the one material with a hue: its top is a warm, clearly coloured patch (yellow to orange), metal and

@@ -46,7 +46,8 @@ def register(subparsers: Any) -> None:
 
     ca = sub.add_parser("calibrate", help="fit a template's grids to a photo of the empty board")
     ca.add_argument("photo", type=Path, nargs="+",
-                    help="the empty board's photo; more photos (retakes) fill in grids glare hid in the earlier ones")
+                    help="the empty board's photo, then any retakes: a retake is used only when the photos "
+                         "before it left a grid unmeasured (glare), and fills in just that grid")
     ca.add_argument("--out", type=Path, required=True, help="where to write the fitted template JSON")
     ca.add_argument("--template", type=Path, default=None, help="starting template (default: symmetric)")
     ca.set_defaults(handler=_calibrate)
