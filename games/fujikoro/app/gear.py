@@ -13,7 +13,7 @@ import json
 import os
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kivy.event import EventDispatcher
 from kivy.properties import (
@@ -31,6 +31,9 @@ from store.overrides import config_dir
 from ui import coretext
 from ui.tr import tr
 from ui.worker import Worker
+
+if TYPE_CHECKING:
+    from vision.calibrate import Partial
 
 PAINTS = ("W", "M", "T", ".")
 GEAR_FILE = "ui-gear.json"
@@ -67,7 +70,7 @@ class GearModel(EventDispatcher):  # type: ignore[misc]
         self._gears: dict[str, Gear] = {}
         self._uncertain: dict[str, set[tuple[str, int, int]]] = {}  # per player, until each cell is tapped
         self._photos: dict[str, Any] = {}  # per player, the last photo read (photos.PhotoGear)
-        self._setup_partial: dict[str, Any] = {}  # per board, what the camera set-up's photos showed so far
+        self._setup_partial: dict[str, Partial] = {}  # per board, what the camera set-up's photos showed so far
         self._boards: dict[str, str] = {}
         self._worker = Worker("gear")
         self.pack = pack_model.pack

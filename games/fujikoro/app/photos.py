@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from games.fujikoro.pack import DataPack
 from ui.hardware import Photo as Photo
@@ -24,6 +24,9 @@ from ui.hardware import PhotoSourceError as PhotoSourceError
 from ui.hardware import grab_image as grab_image
 from ui.hardware import grab_photo as grab_photo
 from ui.hardware import newest_photo as newest_photo
+
+if TYPE_CHECKING:
+    from vision.calibrate import Partial
 
 UNSURE = "?"
 
@@ -79,12 +82,12 @@ class CameraSetupIncomplete(PhotoSourceError):
     """The photo did not show every grid well; ``partial`` keeps what it and the earlier photos did show
     (:class:`vision.calibrate.Partial`), for the retake to complete."""
 
-    def __init__(self, message: str, partial: Any) -> None:
+    def __init__(self, message: str, partial: Partial) -> None:
         super().__init__(message)
         self.partial = partial
 
 
-def set_up_camera(source: str, board: str, pack: DataPack, earlier: Any = None) -> CameraSetup:
+def set_up_camera(source: str, board: str, pack: DataPack, earlier: Partial | None = None) -> CameraSetup:
     """Fits the board's template to a photo of the empty board with the stickers on (vision.calibrate) and
     keeps it for this board; later photos of this board are read with it. ``earlier``: the ``partial`` of
     the :class:`CameraSetupIncomplete` the previous photo raised (a retake keeps the grids it showed well)."""
