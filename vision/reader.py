@@ -1116,6 +1116,31 @@ def _tooth_by_lightness(measure: _Measure, refs: Sequence[F32], board_lab: F32, 
     return labs is not None and all(lum >= TOOTH_L_MIN and math.hypot(a, b) <= TOOTH_CHROMA_MAX for lum, a, b in labs)
 
 
+#: Metal is grey, darker than a tooth: on a calibrated grid whose print is not itself grey, a top of chroma at
+#: most METAL_CHROMA_MAX, not yellow (b* at most METAL_B_MAX: a tooth is ivory, wood yellow to orange) and
+#: between METAL_L_MIN and METAL_L_MAX light at every light level tried (the print taken darker and lighter,
+#: and the stickers' light) is metal. (Both renderers' development photos, measured over the print's light:
+#: metal L* 57-80, b* -14-0; teeth L* 89-99, b* -2-11; wood b* 19-39.)
+METAL_L_MIN = 30.0
+METAL_L_MAX = 84.0
+METAL_CHROMA_MAX = 15.0
+METAL_B_MAX = 2.0
+#: A print this grey (chroma) is no reference that tells a grey cube from print in a shadow.
+METAL_PRINT_CHROMA = 10.0
+
+
+def _metal_by_grey(measure: _Measure, refs: Sequence[F32], board_lab: F32, board_rgb: F32,
+                   feats: Mapping[str, float]) -> bool:
+    """Whether a cell the rules found occupied but of unclear material is metal by its grey, mid-light top."""
+    if measure.top is None or feats.get("e_top", 0.0) < OCCUPIED_MIN:
+        return False
+    if math.hypot(float(board_lab[1]), float(board_lab[2])) <= METAL_PRINT_CHROMA:
+        return False  # a grey print: in a shadow it is as grey as metal
+    labs = _top_labs(measure, refs, board_rgb)
+    return labs is not None and all(METAL_L_MIN <= lum <= METAL_L_MAX and b <= METAL_B_MAX
+                                    and math.hypot(a, b) <= METAL_CHROMA_MAX for lum, a, b in labs)
+
+
 def _wood_coloured(a: float, b: float, chroma: float) -> bool:
     return math.hypot(a, b) >= chroma and WOOD_HUE[0] <= math.degrees(math.atan2(b, a)) <= WOOD_HUE[1]
 
@@ -1390,6 +1415,10 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
                     elif g.name in calibrated and _tooth_by_lightness(m, lights, board_lab, board_rgb, feats):
                         label, conf, reason = "T", MATERIAL_SIGN_CONFIDENCE, ""
                         feats["tooth_light"] = 1.0
+                    elif (g.name in calibrated and sticker is not None
+                          and _metal_by_grey(m, [*lights, sticker], board_lab, board_rgb, feats)):
+                        label, conf, reason = "M", MATERIAL_SIGN_CONFIDENCE, ""
+                        feats["metal_grey"] = 1.0
                 feats["u_top"] = m.uneven_top
                 feats.update({"ref_r": float(found[0][0]), "ref_g": float(found[0][1]), "ref_b": float(found[0][2])})
                 out[(g.name, r, c)] = Cell(g.name, r, c, label, conf, reason, feats)
@@ -1452,6 +1481,11 @@ RING_SAME = 0.45
 #: (or unlike the lit one) is no plain empty cell. (On the first renderer's boards, cube shadows across the
 #: strips make this cost 2 % of the cells, so it is not used on familiar grids.)
 RING_EMPTY_VETO = 1.0
+#: Whether a calibrated grid's cells are also checked against the lit one of their own print strips (as an
+#: uncalibrated unfamiliar grid's are, where the print is a guess). Off: calibration measured the grid's print,
+#: and the strips beside a cell lie in the cubes' shadows or a lamp's fall-off where its middle may not (280
+#: second-renderer development photos: no wrong reading caught on a calibrated grid, over 300 right ones lost).
+RING_ON_CALIBRATED = False
 
 
 def _unlike(a: F32, b: F32) -> float:
@@ -1507,7 +1541,7 @@ def _ring_veto(cells: Mapping[CellKey, Cell], read: _CellsRead, template: Templa
         d = [_unlike(top, s) for s in ring]
         lit = _unlike(top, max(ring, key=lambda v: float(v @ _LUMA)))
         feats = {**cell.features, "ring_min": min(d), "ring_max": max(d), "ring_lit": lit, "ring_n": float(len(d))}
-        odd = key[0] in read.unfamiliar
+        odd = key[0] in read.unfamiliar and (RING_ON_CALIBRATED or key[0] not in read.calibrated)
         if cell.label in "WMT" and (max(d) < RING_SAME or (odd and lit < RING_SAME)):
             out[key] = replace(cell, label="?", confidence=0.0, features=feats,
                                reason="looks like the cell's own print beside it (no cube's edge)")

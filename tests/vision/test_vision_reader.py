@@ -188,3 +188,28 @@ def test_each_grid_is_read_where_the_photo_s_printed_lines_put_it(tmp_path: Path
         wrong = [(c.grid, c.row, c.col) for c in reading.cells if c.label not in ("?", truth[c.grid][c.row][c.col])]
         assert wrong == []
         assert sum(c.label == "?" for c in reading.cells) <= 2
+
+
+def test_metal_is_told_by_its_grey_mid_light_top_but_not_on_a_grey_print() -> None:
+    # game-data.md, cubes: wood is brown, metal grey, a dragon tooth white. On a calibrated grid whose print is
+    # coloured, a cube the rules found occupied but whose material the reference colours leave unclear is metal
+    # when its top is grey and mid-light under every light tried; an ivory top (a tooth) or a yellow-brown one
+    # (wood) is not, and on a grey print (in a shadow as grey as metal) the sign says nothing.
+    from vision.colour import lab_to_linear_rgb
+    from vision.reader import OCCUPIED_MIN, _Measure, _metal_by_grey
+
+    def says_metal(top_lab: tuple[float, float, float], print_lab: tuple[float, float, float]) -> bool:
+        board_rgb = np.asarray(lab_to_linear_rgb(print_lab), dtype=np.float32)
+        light = 0.7  # the print as the photo shows it: its reflectance times the light
+        ref = board_rgb * light
+        top = np.asarray(lab_to_linear_rgb(top_lab), dtype=np.float32) * light
+        lights = [ref, ref * 0.8, ref * 1.25]
+        return _metal_by_grey(_Measure(None, top, 0.0, 0.0), lights, np.asarray(print_lab, dtype=np.float32),
+                              board_rgb, {"e_top": OCCUPIED_MIN + 5})
+
+    green = (72.5, -15.0, 26.9)
+    assert says_metal((68.0, 0.0, -6.0), green)  # blue-grey metal on a green print
+    assert says_metal((58.0, 0.5, -1.0), green)
+    assert not says_metal((93.0, 0.0, 5.0), green)  # a tooth: too light
+    assert not says_metal((75.0, 8.0, 28.0), green)  # wood: yellow-brown
+    assert not says_metal((68.0, 0.0, -6.0), (70.0, 0.0, 2.0))  # on a grey print: no sign
