@@ -213,3 +213,18 @@ def test_metal_is_told_by_its_grey_mid_light_top_but_not_on_a_grey_print() -> No
     assert not says_metal((93.0, 0.0, 5.0), green)  # a tooth: too light
     assert not says_metal((75.0, 8.0, 28.0), green)  # wood: yellow-brown
     assert not says_metal((68.0, 0.0, -6.0), (70.0, 0.0, 2.0))  # on a grey print: no sign
+
+
+def test_on_a_calibrated_grid_the_network_may_only_give_the_material_the_rules_ranked_first() -> None:
+    # Issue 18: the cell network decides undecided cells of calibrated boards it never saw, but on development
+    # photos it called a pale metal cube a tooth, and a shaded one empty, at p >= 0.99, where the rules had
+    # ranked metal first. There its answer stands only when it is the rules' first material.
+    from vision.reader import Cell, _leaning_allows
+
+    ranked_metal = Cell("helmet", 0, 0, "?", 0.3, "could be a neighbouring cube's shadow", {"best": 1.0})
+    assert _leaning_allows(ranked_metal, "M", calibrated=True)
+    assert not _leaning_allows(ranked_metal, ".", calibrated=True)
+    assert not _leaning_allows(ranked_metal, "T", calibrated=True)
+    assert _leaning_allows(ranked_metal, "T", calibrated=False)  # the template's board: the network as trained
+    no_ranking = Cell("helmet", 0, 1, "?", 0.4, "cannot tell empty from occupied", {})
+    assert _leaning_allows(no_ranking, ".", calibrated=True) and _leaning_allows(no_ranking, "W", calibrated=True)
