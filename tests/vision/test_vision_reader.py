@@ -228,3 +228,18 @@ def test_on_a_calibrated_grid_the_network_may_only_give_the_material_the_rules_r
     assert _leaning_allows(ranked_metal, "T", calibrated=False)  # the template's board: the network as trained
     no_ranking = Cell("helmet", 0, 1, "?", 0.4, "cannot tell empty from occupied", {})
     assert _leaning_allows(no_ranking, ".", calibrated=True) and _leaning_allows(no_ranking, "W", calibrated=True)
+
+
+def test_a_tooth_on_a_print_deep_in_one_colour_is_not_vouched_for() -> None:
+    # game-data.md, cubes: a dragon tooth is white, wood brown (some pale). Development seed 510, photo 43 (12 MP):
+    # on a deep blue calibrated print a pale wood cube read as a tooth with confidence 1.0, its red extrapolated
+    # from a print with almost no red. On such a print a tooth reading is '?'; on a print with light in every
+    # channel it stands.
+    from vision.reader import DEEP_PRINT_REASON, _calibrated_doubts
+
+    blue_print = np.array([0.01, 0.12, 0.24], dtype=np.float32)  # the print's light in the photo (linear RGB)
+    blue_lab = np.array([38.9, -8.6, -31.6], dtype=np.float32)
+    assert _calibrated_doubts("T", 1.0, "", {}, blue_print, blue_lab) == ("?", 0.3, DEEP_PRINT_REASON)
+    assert _calibrated_doubts("W", 1.0, "", {}, blue_print, blue_lab)[0] == "W"
+    green_print = np.array([0.30, 0.45, 0.25], dtype=np.float32)
+    assert _calibrated_doubts("T", 1.0, "", {}, green_print, np.array([72.5, -15.0, 26.9], dtype=np.float32))[0] == "T"
