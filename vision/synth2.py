@@ -648,9 +648,13 @@ def render(template: Template, gear: dict[str, list[str]], *, seed: int, look: L
                       cam.project(np.array([[tx + width, ty, hz]]))))
         skin = _lab_to_lin((float(rng.uniform(35, 75)), float(rng.uniform(10, 20)), float(rng.uniform(15, 28))))
         col = skin * (ambient + sum(lt.colour * 0.7 for lt in lights))
-        cv2.line(img, tuple(np.round(ends[0]).astype(int)), tuple(np.round(ends[1]).astype(int)),
-                 col.tolist(), max(2, int(scale)), cv2.LINE_AA)
-        cv2.circle(img, tuple(np.round(ends[1]).astype(int)), max(1, int(scale * 0.55)), col.tolist(), -1, cv2.LINE_AA)
+        if not np.isfinite(scale) or scale >= max(img.shape[:2]):
+            hand = None  # a hand that close to the lens would fill the frame: no photo anyone would keep
+        else:
+            cv2.line(img, tuple(np.round(ends[0]).astype(int)), tuple(np.round(ends[1]).astype(int)),
+                     col.tolist(), max(2, int(scale)), cv2.LINE_AA)
+            cv2.circle(img, tuple(np.round(ends[1]).astype(int)), max(1, int(scale * 0.55)), col.tolist(), -1,
+                       cv2.LINE_AA)
     final, info = _finish_photo(rng, img, look)
     labels = {"board": template.board, **{n: list(gear[n]) for n in GEAR_GRIDS},
               "render": {"renderer": "second", "version": VERSION, "seed": seed, "size": list(look.size),

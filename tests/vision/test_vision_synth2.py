@@ -220,3 +220,11 @@ def test_a_shaded_wood_cube_on_a_wood_coloured_calibrated_print_is_not_read_empt
     assert cell.label in ("W", "?")
     assert cell.label == "W" or cell.reason == WOOD_PRINT_SHADE_REASON
     assert _confident_errors(truth, dict(reading.grids)) == 0
+
+
+def test_a_hand_right_at_the_lens_is_left_out_not_a_crash() -> None:
+    # Seed 511, photo 66: the hand drawn reaching in projected thousands of pixels thick (it lay at the lens),
+    # and OpenCV refused to draw it, so the whole photo set failed to render. Such a hand is left out.
+    image, truth = synth2.render_photo(511, 66, synth2.Look(size=SIZE), load_template())
+    assert image.shape[:2] == (SIZE[1], SIZE[0])
+    assert truth["render"]["hand"] is False
