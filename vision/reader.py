@@ -1122,7 +1122,10 @@ def _tooth_by_lightness(measure: _Measure, refs: Sequence[F32], board_lab: F32, 
 #: between METAL_L_MIN and METAL_L_MAX light at every light level tried (the print taken darker and lighter,
 #: and the stickers' light) is metal. (Both renderers' development photos, measured over the print's light:
 #: metal L* 57-80, b* -14-0; teeth L* 89-99, b* -2-11; wood b* 19-39.)
-METAL_L_MIN = 30.0
+#: No cube's top is darker than this (CIE L* over the print's light; the development photos' darkest cubes:
+#: metal 58, wood 65, teeth 89 at their 5th percentiles): a darker top is print in a deep shadow.
+CUBE_L_MIN = 45.0
+METAL_L_MIN = CUBE_L_MIN
 METAL_L_MAX = 84.0
 METAL_CHROMA_MAX = 15.0
 METAL_B_MAX = 2.0
@@ -1283,12 +1286,14 @@ DISAGREE_REASON = "the rules and the cell network disagree"
 def _leaning_allows(cell: Cell, label: str, calibrated: bool) -> bool:
     """Whether the network's answer for an undecided cell may stand: on a calibrated grid (a board the network
     never saw), a cell whose top the rules found unlike the print and ranked against the materials takes the
-    network's answer only where it is the material the rules' colours ranked first (on development photos the
-    network alone called a pale metal cube a tooth, and a shaded one empty, at p >= 0.99)."""
+    network's answer only where it is the material the rules' colours ranked first and the top is as light as a
+    cube's can be (on development photos the network alone called a pale metal cube a tooth, and a shaded one
+    empty, at p >= 0.99; and, with the rules ranking metal first, print in a deep shadow metal)."""
     if not calibrated or "best" not in cell.features:
         return True
     best = int(cell.features["best"])
-    return best >= 0 and "WMT"[best] == label
+    # A top darker than any cube's is print in a deep shadow, whatever material it ranks nearest.
+    return best >= 0 and "WMT"[best] == label and cell.features.get("L", CUBE_L_MIN) >= CUBE_L_MIN
 
 
 def _second_look(read: _CellsRead, template: Template, model: CellNet, *,

@@ -226,6 +226,12 @@ def test_on_a_calibrated_grid_the_network_may_only_give_the_material_the_rules_r
     assert not _leaning_allows(ranked_metal, ".", calibrated=True)
     assert not _leaning_allows(ranked_metal, "T", calibrated=True)
     assert _leaning_allows(ranked_metal, "T", calibrated=False)  # the template's board: the network as trained
+    # Development seed 511, photo 19: dark blue print in the cubes' shadows, its top L* 32 over the print's
+    # light, ranked metal first by the rules and called metal by the network at 0.99. No cube is that dark.
+    deep_shadow = Cell("weapon_left", 0, 3, "?", 0.3, "cube colour unclear", {"best": 1.0, "L": 32.3})
+    assert not _leaning_allows(deep_shadow, "M", calibrated=True)
+    assert _leaning_allows(Cell("weapon_left", 0, 2, "?", 0.3, "cube colour unclear", {"best": 1.0, "L": 64.0}),
+                           "M", calibrated=True)
     no_ranking = Cell("helmet", 0, 1, "?", 0.4, "cannot tell empty from occupied", {})
     assert _leaning_allows(no_ranking, ".", calibrated=True) and _leaning_allows(no_ranking, "W", calibrated=True)
 
