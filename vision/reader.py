@@ -1061,12 +1061,20 @@ def _wood_by_hue(measure: _Measure, refs: Sequence[F32], board_lab: F32, board_r
                  feats: Mapping[str, float]) -> bool:
     """Whether a cell the rules found occupied (clearly unlike the print) but of unclear material is wood by its
     hue alone, at every light level in ``refs``."""
-    if measure.top is None or feats.get("e_top", 0.0) < OCCUPIED_MIN:
-        return False
     if _wood_coloured(float(board_lab[1]), float(board_lab[2]), WOOD_PRINT_CHROMA):
         return False  # on a print of wood's own hue, hue cannot tell the cube from the print
+    return _top_holds(measure, refs, board_rgb, feats,
+                      lambda _lum, a, b: b >= WOOD_B_MIN and _wood_coloured(a, b, WOOD_CHROMA_MIN))
+
+
+def _top_holds(measure: _Measure, refs: Sequence[F32], board_rgb: F32, feats: Mapping[str, float],
+               test: Callable[[float, float, float], bool]) -> bool:
+    """Whether a cell the rules found occupied (its top clearly unlike the print) has a top that passes
+    ``test`` (its CIE L*, a*, b* over the print's light) under every light in ``refs``: a material's sign."""
+    if measure.top is None or feats.get("e_top", 0.0) < OCCUPIED_MIN:
+        return False
     labs = _top_labs(measure, refs, board_rgb)
-    return labs is not None and all(b >= WOOD_B_MIN and _wood_coloured(a, b, WOOD_CHROMA_MIN) for _, a, b in labs)
+    return labs is not None and all(test(*lab) for lab in labs)
 
 
 def _sticker_light(refs: Sequence[tuple[F64, F32, F32]], loc: Located, x: float, y: float, board_rgb: F32,
@@ -1108,23 +1116,24 @@ TOOTH_PRINT_L = 80.0
 def _tooth_by_lightness(measure: _Measure, refs: Sequence[F32], board_lab: F32, board_rgb: F32,
                         feats: Mapping[str, float]) -> bool:
     """Whether a cell the rules found occupied but of unclear material is a tooth by its light, near-grey top."""
-    if measure.top is None or feats.get("e_top", 0.0) < OCCUPIED_MIN or feats.get("r_top", 0.0) < TOOTH_SHADE:
+    if feats.get("r_top", 0.0) < TOOTH_SHADE:
         return False
     print_grey = math.hypot(float(board_lab[1]), float(board_lab[2])) <= TOOTH_CHROMA_MAX
     if float(board_lab[0]) >= TOOTH_PRINT_L and print_grey:
         return False  # a white print: its light cannot tell a tooth from the print
-    labs = _top_labs(measure, refs, board_rgb)
-    return labs is not None and all(lum >= TOOTH_L_MIN and math.hypot(a, b) <= TOOTH_CHROMA_MAX for lum, a, b in labs)
+    return _top_holds(measure, refs, board_rgb, feats,
+                      lambda lum, a, b: lum >= TOOTH_L_MIN and math.hypot(a, b) <= TOOTH_CHROMA_MAX)
 
+
+#: No cube's top is darker than this (CIE L* over the print's light; the development photos' darkest cubes:
+#: metal 58, wood 65, teeth 89 at their 5th percentiles): a darker top is print in a deep shadow.
+CUBE_L_MIN = 45.0
 
 #: Metal is grey, darker than a tooth: on a calibrated grid whose print is not itself grey, a top of chroma at
 #: most METAL_CHROMA_MAX, not yellow (b* at most METAL_B_MAX: a tooth is ivory, wood yellow to orange) and
 #: between METAL_L_MIN and METAL_L_MAX light at every light level tried (the print taken darker and lighter,
 #: and the stickers' light) is metal. (Both renderers' development photos, measured over the print's light:
 #: metal L* 57-80, b* -14-0; teeth L* 89-99, b* -2-11; wood b* 19-39.)
-#: No cube's top is darker than this (CIE L* over the print's light; the development photos' darkest cubes:
-#: metal 58, wood 65, teeth 89 at their 5th percentiles): a darker top is print in a deep shadow.
-CUBE_L_MIN = 45.0
 METAL_L_MIN = CUBE_L_MIN
 METAL_L_MAX = 84.0
 METAL_CHROMA_MAX = 15.0
@@ -1136,13 +1145,11 @@ METAL_PRINT_CHROMA = 10.0
 def _metal_by_grey(measure: _Measure, refs: Sequence[F32], board_lab: F32, board_rgb: F32,
                    feats: Mapping[str, float]) -> bool:
     """Whether a cell the rules found occupied but of unclear material is metal by its grey, mid-light top."""
-    if measure.top is None or feats.get("e_top", 0.0) < OCCUPIED_MIN:
-        return False
     if math.hypot(float(board_lab[1]), float(board_lab[2])) <= METAL_PRINT_CHROMA:
         return False  # a grey print: in a shadow it is as grey as metal
-    labs = _top_labs(measure, refs, board_rgb)
-    return labs is not None and all(METAL_L_MIN <= lum <= METAL_L_MAX and b <= METAL_B_MAX
-                                    and math.hypot(a, b) <= METAL_CHROMA_MAX for lum, a, b in labs)
+    return _top_holds(measure, refs, board_rgb, feats,
+                      lambda lum, a, b: METAL_L_MIN <= lum <= METAL_L_MAX and b <= METAL_B_MAX
+                      and math.hypot(a, b) <= METAL_CHROMA_MAX)
 
 
 #: A print whose light in its darkest channel is below this fraction of its brightest (a deep blue, red or
