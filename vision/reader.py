@@ -1279,8 +1279,8 @@ def cell_patches(read: _CellsRead, template: Template, keys: Sequence[CellKey]) 
 
 #: The network may decide undecided cells of calibrated grids unlike the template's print (it was trained on
 #: both renderers' calibrated boards, with domain randomisation), within the rules' leaning (_leaning_allows).
-#: Second-renderer development seeds 501/506/507/508/509, calibrated: 25-31 % wrong or '?' with it, 28-35 %
-#: without; no confident error either way.
+#: Second-renderer development seeds, calibrated: 25-32 % wrong or '?' with it (501, 506-511), 28-36 % without
+#: (501, 506-508); no confident error with the leaning, some without it (seeds 508, 509, 511).
 NET_ON_CALIBRATED = True
 
 #: Cells the rules decided below this confidence are shown to the network too, as a cross-check.
