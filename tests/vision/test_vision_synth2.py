@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -13,7 +14,7 @@ from vision_photos import SMALL, board_photo, run_cli
 
 from vision import synth, synth2
 from vision.reader import NO_PATCHES_REASON, UNFAMILIAR_REASON, read_board
-from vision.template import GEAR_GRIDS, load_template
+from vision.template import GEAR_GRIDS, Template, load_template
 
 SIZE = (2000, 1500)
 
@@ -135,20 +136,7 @@ def test_a_material_must_hold_in_the_light_the_stickers_show() -> None:
     # the brown print suggests, their pale blue-grey tops look like teeth (they were read T with confidence);
     # against the light's colour the stickers' white patches give they are metal. On a calibrated board the
     # material must hold against both, or the cell stays '?'.
-    from vision.calibrate import CalibrationError, calibrate
-
-    template = load_template()
-    look = synth2.Look(size=SIZE)
-    partial = fitted = None
-    for attempt in range(3):
-        try:
-            empty, _ = synth2.render_calibration(503, 69, look, template, attempt)
-            fitted = calibrate(empty, template, earlier=partial)
-            break
-        except CalibrationError as error:
-            partial = error.partial
-    assert fitted is not None and fitted.band_ratio is not None
-    image, truth = synth2.render_photo(503, 69, look, template)
+    image, truth, fitted = _calibrated_photo(503, 69)
     assert truth["weapon_left"][1][2] == truth["weapon_left"][2][2] == "M"
     reading = read_board(image, fitted)
     assert reading.grids["weapon_left"][1][2] in "M?" and reading.grids["weapon_left"][2][2] in "M?"
@@ -170,7 +158,7 @@ def test_a_shaded_empty_reading_that_differs_in_hue_is_cross_checked() -> None:
     assert rules.label == "." and rules.confidence >= 0.9  # what the rules alone say: why the check is needed
 
 
-def _calibrated_photo(seed: int, index: int) -> tuple[object, dict, object]:  # type: ignore[type-arg]
+def _calibrated_photo(seed: int, index: int) -> tuple[np.ndarray, dict[str, Any], Template]:
     """A second-renderer photo, its labels and its board's template calibrated as the app does (up to three
     photos of the empty board)."""
     from vision.calibrate import CalibrationError, calibrate
