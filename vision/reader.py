@@ -1061,7 +1061,7 @@ def _wood_by_hue(measure: _Measure, refs: Sequence[F32], board_lab: F32, board_r
                  feats: Mapping[str, float]) -> bool:
     """Whether a cell the rules found occupied (clearly unlike the print) but of unclear material is wood by its
     hue alone, at every light level in ``refs``."""
-    if _wood_coloured(float(board_lab[1]), float(board_lab[2]), WOOD_PRINT_CHROMA):
+    if _wood_print(board_lab):
         return False  # on a print of wood's own hue, hue cannot tell the cube from the print
     return _top_holds(measure, refs, board_rgb, feats,
                       lambda _lum, a, b: b >= WOOD_B_MIN and _wood_coloured(a, b, WOOD_CHROMA_MIN))
@@ -1169,9 +1169,15 @@ def _calibrated_doubts(label: str, conf: float, reason: str, feats: Mapping[str,
     if label == "T" and float(ref.min()) < DEEP_PRINT * float(ref.max()):
         return "?", min(conf, 0.3), DEEP_PRINT_REASON
     if (label == "." and feats.get("shaded_empty")
-            and _wood_coloured(float(board_lab[1]), float(board_lab[2]), WOOD_PRINT_CHROMA)):
+            and _wood_print(board_lab)):
         return "?", min(conf, 0.3), WOOD_PRINT_SHADE_REASON
     return label, conf, reason
+
+
+def _wood_print(board_lab: F32) -> bool:
+    """Whether the print (CIE Lab) is of wood's own hue, chromatic enough (WOOD_PRINT_CHROMA) that a wood cube's
+    top may look like it."""
+    return _wood_coloured(float(board_lab[1]), float(board_lab[2]), WOOD_PRINT_CHROMA)
 
 
 def _wood_coloured(a: float, b: float, chroma: float) -> bool:
@@ -1442,12 +1448,15 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
                     if lit is not None:
                         label, conf, reason = _reread_with_lit(m, found[0], lit, (label, conf, reason), feats,
                                                                board_lab, board_rgb, refs)
+                # The light's colour the stickers' white patches give here, for the checks below (the print's
+                # colour may mislead about the light's).
+                unclear = label == "?" and reason == "cube colour unclear"
+                sticker = (_sticker_light(sticker_refs, loc, x, y, board_rgb, found[0])
+                           if unclear or (g.name in unfamiliar and label in refs) else None)
                 if g.name in unfamiliar and label in refs:
                     # On a board unlike the template the print's own reflectance is less sure: the material
-                    # must hold with the print taken a good deal darker or lighter, and in the light's colour
-                    # the stickers' white patches give (the print's colour may mislead about the light's).
+                    # must hold with the print taken a good deal darker or lighter, and in the stickers' light.
                     others = [found[0] * k for k in UNFAMILIAR_LIGHT]
-                    sticker = _sticker_light(sticker_refs, loc, x, y, board_rgb, found[0])
                     others += [sticker] if sticker is not None else []
                     for ref in others:
                         other = _classify(m, ref, board_lab, board_rgb, refs, lw)
@@ -1456,7 +1465,6 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
                             break
                 if label == "?" and reason == "cube colour unclear":
                     lights = [found[0] * k for k in (1.0, *UNFAMILIAR_LIGHT)]
-                    sticker = _sticker_light(sticker_refs, loc, x, y, board_rgb, found[0])
                     if sticker is not None and _wood_by_hue(m, [*lights, sticker], board_lab, board_rgb, feats):
                         label, conf, reason = "W", MATERIAL_SIGN_CONFIDENCE, ""
                         feats["wood_hue"] = 1.0
