@@ -12,11 +12,13 @@ very sure (``ACCEPT``), and uses it to cross-check the rules' closest calls (``r
 The patch: ``PATCH_MM`` square of board around the point midway between the cell's footprint and where a
 cube's top would appear (so parallax never pushes the top out of view), ``PATCH_PX`` pixels a side, each
 pixel's linear RGB divided by the print's light measured next to the cell, on a log scale, plus two
-constant planes with the top's parallax shift (which way the side faces show).
+constant planes with the top's parallax shift (which way the side faces show) and three with the print's own
+colour (its linear RGB reflectance measured against the stickers' white, on a log scale): a ratio to a print
+says which material a top is only together with the print's colour, and boards are printed in every colour.
 
 Inference is plain numpy (no deep-learning runtime on the tablet). The weights (``models/cellnet.npz``)
-come from ``python -m vision.train_cellnet``, which renders labelled photos with ``vision.synth`` on seeds the
-benchmark never uses and trains with PyTorch (a development-only dependency).
+come from ``python -m vision.train_cellnet``, which renders labelled photos with both renderers on seeds the
+benchmark's test sets never use and trains with PyTorch (a development-only dependency).
 """
 
 from __future__ import annotations
@@ -37,25 +39,29 @@ U8 = npt.NDArray[np.uint8]
 LABELS = ("W", "M", "T", ".")
 PATCH_MM = 24.0
 PATCH_PX = 64
-CHANNELS = 5
+CHANNELS = 8
 #: Ratios to the print's light are clipped to this range before the log: deeper than a shadow, brighter
 #: than a tooth in full light.
 RATIO_RANGE = (1 / 32, 4.0)
+#: The print's reflectance per channel is clipped to this range before the log (a black print to white).
+PRINT_RANGE = (1 / 64, 1.0)
 #: The network's answer replaces a '?' only at this probability or above.
 ACCEPT = 0.98
-#: The network's probabilities are the mean over the patch turned a quarter turn at a time (test-time
+#: The network's probabilities are the mean over the patch as it is and turned a quarter turn (test-time
 #: augmentation: it was trained under all eight symmetries of the square, and one view that is wrongly
-#: sure is outvoted by the others).
-VIEWS = 4
+#: sure is held back by the other). Two views decide as four did on the development seeds (508-511) at half
+#: the arithmetic; one view alone was sure and wrong once there.
+VIEWS = 2
 
 MODEL_PATH = Path(__file__).with_name("models") / "cellnet.npz"
 
 
 def patch(raw: U8, x0: float, y0: float, ppm: float, centre: tuple[float, float], ref_rgb: F32,
-          shift: tuple[float, float], cube_mm: float) -> F32:
+          shift: tuple[float, float], cube_mm: float, print_rgb: F32) -> F32:
     """One network input (CHANNELS x PATCH_PX x PATCH_PX) from a rectified BGR image whose pixel (0, 0)
     is board mm (x0, y0) at ``ppm`` pixels per mm; ``centre`` the cell's centre in board mm, ``ref_rgb``
-    the print's linear RGB next to it, ``shift`` the parallax of a cube's top (board mm)."""
+    the print's linear RGB next to it, ``shift`` the parallax of a cube's top (board mm), ``print_rgb`` the
+    print's reflectance (linear RGB, white 1)."""
     cx, cy = centre[0] + shift[0] / 2, centre[1] + shift[1] / 2
     half = PATCH_MM / 2
     u0 = int(round((cx - half - x0) * ppm))
@@ -76,6 +82,7 @@ def patch(raw: U8, x0: float, y0: float, ppm: float, centre: tuple[float, float]
     out[:3] = np.log2(np.clip(ratio, *RATIO_RANGE)).transpose(2, 0, 1)
     out[3] = shift[0] / cube_mm
     out[4] = shift[1] / cube_mm
+    out[5:8] = np.log2(np.clip(np.asarray(print_rgb, dtype=np.float32), *PRINT_RANGE))[:, None, None]
     return out
 
 
@@ -93,24 +100,48 @@ def conv_matrix(w: F32) -> F32:
 
 
 def _conv3x3_relu(x: F32, w: F32, b: F32) -> F32:
-    """3x3 cross-correlation with zero padding 1, then ReLU: x (N, H, W, C), w from ``conv_matrix``."""
+    """3x3 cross-correlation with zero padding 1, then ReLU: x (N, H, W, C), w from ``conv_matrix``. On few
+    input channels one product over the 3x3 neighbourhoods gathered side by side (im2col) is fastest; on more,
+    nine products of the shifted input, one per tap, summed (no gathered copy nine times the input's size)."""
     n, h, wd, c = x.shape
     pad = np.zeros((n, h + 2, wd + 2, c), dtype=np.float32)
     pad[:, 1:-1, 1:-1] = x
+    if c >= _TAPWISE_FROM and h >= 16:
+        out = np.empty((n, h, wd, w.shape[1]), dtype=np.float32)
+        out[:] = b
+        for tap in range(9):
+            dy, dx = divmod(tap, 3)
+            out += pad[:, dy:dy + h, dx:dx + wd] @ w[tap * c:(tap + 1) * c]
+        np.maximum(out, 0.0, out=out)
+        return out
     cols = np.empty((n, h, wd, 9, c), dtype=np.float32)
     for dy in range(3):
         for dx in range(3):
             cols[:, :, :, 3 * dy + dx] = pad[:, dy:dy + h, dx:dx + wd]
-    out = cols.reshape(n * h * wd, 9 * c) @ w
-    out += b
-    np.maximum(out, 0.0, out=out)
-    return out.reshape(n, h, wd, -1)
+    flat = cols.reshape(n * h * wd, 9 * c) @ w
+    flat += b
+    np.maximum(flat, 0.0, out=flat)
+    return flat.reshape(n, h, wd, -1)
+
+
+#: Input channels from which ``_conv3x3_relu`` sums nine per-tap products instead of gathering (im2col).
+_TAPWISE_FROM = 8
 
 
 def _pool2(x: F32) -> F32:
-    """2x2 max pooling, stride 2, channels last."""
-    n, h, w, c = x.shape
-    return x.reshape(n, h // 2, 2, w // 2, 2, c).max(axis=(2, 4))
+    """2x2 max pooling, stride 2, channels last (the four corners' maximum: faster than a reduction over a
+    reshaped view)."""
+    return np.maximum(np.maximum(x[:, 0::2, 0::2], x[:, 0::2, 1::2]), np.maximum(x[:, 1::2, 0::2], x[:, 1::2, 1::2]))
+
+
+def _mean_pool(x: F32, k: int) -> F32:
+    """k x k average pooling, stride k, channels last."""
+    out = np.zeros_like(x[:, 0::k, 0::k])
+    for dy in range(k):
+        for dx in range(k):
+            out += x[:, dy::k, dx::k]
+    out *= 1.0 / (k * k)
+    return out
 
 
 def symmetry(x: F32, k: int) -> F32:
@@ -147,9 +178,7 @@ class CellNet:
             x = np.concatenate([symmetry(x, k) for k in range(views)])
         x = np.ascontiguousarray(x.transpose(0, 2, 3, 1))
         if self.pre_pool > 1:
-            k = self.pre_pool
-            m, h, wd, c = x.shape
-            x = np.ascontiguousarray(x.reshape(m, h // k, k, wd // k, k, c).mean(axis=(2, 4)), dtype=np.float32)
+            x = _mean_pool(x, self.pre_pool)
         for w, b in self.convs:
             x = _pool2(_conv3x3_relu(x, w, b))
         # The dense layer was trained on (C, H, W) order.

@@ -1224,7 +1224,8 @@ def read_board(image: U8, template: Template, *, cube_lab: Mapping[str, Sequence
 
     cells_by_key = (_second_look(read, template, model, familiar=net_decides)
                     if model is not None else read.cells)
-    cells_by_key = _ring_veto(cells_by_key, read, template)
+    vetoed = _ring_veto(cells_by_key, read, template)
+    cells_by_key = _edges_second_look(cells_by_key, vetoed, read, template, model) if model is not None else vetoed
     if read.refuse and not read_unfamiliar:
         cells_by_key = {k: replace(c, label="?", confidence=0.0, reason=UNFAMILIAR_REASON)
                         for k, c in cells_by_key.items()}
@@ -1261,6 +1262,8 @@ class _CellsRead:
     #: Grids read against their calibrated print (Template.band_ratio): the cell network, trained on both
     #: renderers' calibrated boards, may decide there too.
     calibrated: frozenset[str] = frozenset()
+    #: Per grid, the print's reflectance (linear RGB) the cells were read against.
+    print_rgb: Mapping[str, F32] = field(default_factory=dict)
 
 
 #: Undecided cells the network may decide: questions of shape. Glare, a hidden board or a cell out of the
@@ -1279,7 +1282,8 @@ def cell_patches(read: _CellsRead, template: Template, keys: Sequence[CellKey]) 
         x, y = g.cell_centre(key[1], key[2])
         f = read.cells[key].features
         ref = np.array([f.get("ref_r", 0.0), f.get("ref_g", 0.0), f.get("ref_b", 0.0)], dtype=np.float32)
-        out[i] = cellnet.patch(rect.raw, rect.x0, rect.y0, rect.ppm, (x, y), ref, pose.top_shift(x, y, cube), cube)
+        out[i] = cellnet.patch(rect.raw, rect.x0, rect.y0, rect.ppm, (x, y), ref, pose.top_shift(x, y, cube), cube,
+                               read.print_rgb[key[0]])
     return out
 
 
@@ -1289,11 +1293,26 @@ def cell_patches(read: _CellsRead, template: Template, keys: Sequence[CellKey]) 
 #: (501, 506-508); no confident error with the leaning, some without it (seeds 508, 509, 511).
 NET_ON_CALIBRATED = True
 
+#: On calibrated grids the network also looks at cells the rules leave to glare: a pale print or a tooth's top
+#: clipped white by the exposure, or a highlight's halo (the network saw such cells on both renderers' calibrated
+#: boards, normalised by the print's light beside them; the cube's outline and side faces show through).
+GLARE_LOOK_ON_CALIBRATED = True
+
+#: The labels a glare cell's ``glare_rules`` feature indexes.
+GLARE_RULES = "WMT.?"
+#: A glare cell takes the network's answer only at this probability or above, and only where the rules read the
+#: same (a highlight's halo adds light the print's reference beside the cell does not have). On development
+#: seed 509 a tooth in a halo over a pale print was empty to both at p 0.990.
+GLARE_ACCEPT = 0.995
+
 #: Cells the rules decided below this confidence are shown to the network too, as a cross-check.
 CROSS_CHECK_BELOW = 0.8
 #: A cross-checked cell whose rule label the network gives less than this probability becomes '?'.
 DISAGREE_BELOW = 0.5
 DISAGREE_REASON = "the rules and the cell network disagree"
+#: The same on calibrated grids (boards the network never saw): there a rule answer needs more of the network's
+#: agreement. On development seed 509 a metal cube the rules read as a tooth had the network's 0.58.
+CALIBRATED_DISAGREE_BELOW = 0.7
 
 
 def _leaning_allows(cell: Cell, label: str, calibrated: bool) -> bool:
@@ -1314,8 +1333,9 @@ def _second_look(read: _CellsRead, template: Template, model: CellNet, *,
     """Undecided cells the network is very sure of take its label; the rest keep their '?' and reason.
     Cells the rules decided with little margin are cross-checked: if the network finds their label
     unlikely, the two readers disagree and the cell is '?'."""
-    undecided = [k for k, c in read.cells.items() if c.label == "?" and c.reason in SECOND_LOOK_REASONS
-                 and "ref_r" in c.features and familiar(k)]
+    undecided = [k for k, c in read.cells.items() if c.label == "?" and "ref_r" in c.features and familiar(k)
+                 and (c.reason in SECOND_LOOK_REASONS or (c.reason == "glare" and k[0] in read.calibrated
+                                                          and GLARE_LOOK_ON_CALIBRATED))]
     checked = [k for k, c in read.cells.items() if c.label != "?" and "ref_r" in c.features
                and (c.confidence < CROSS_CHECK_BELOW or c.features.get("shaded_empty"))]
     keys = undecided + checked
@@ -1330,12 +1350,14 @@ def _second_look(read: _CellsRead, template: Template, model: CellNet, *,
         if i >= len(undecided):
             agree = float(p[cellnet.LABELS.index(cell.label)])
             feats["net_agree"] = agree
-            if agree < DISAGREE_BELOW:
+            if agree < (CALIBRATED_DISAGREE_BELOW if key[0] in read.calibrated else DISAGREE_BELOW):
                 out[key] = replace(cell, label="?", confidence=min(cell.confidence, agree), reason=DISAGREE_REASON,
                                    features=feats)
             else:
                 out[key] = replace(cell, features=feats)
-        elif p[best] >= cellnet.ACCEPT and _leaning_allows(cell, cellnet.LABELS[best], key[0] in read.calibrated):
+        elif (p[best] >= (GLARE_ACCEPT if cell.reason == "glare" else cellnet.ACCEPT)
+              and _leaning_allows(cell, cellnet.LABELS[best], key[0] in read.calibrated)
+              and (cell.reason != "glare" or GLARE_RULES[int(cell.features["glare_rules"])] == cellnet.LABELS[best])):
             out[key] = replace(cell, label=cellnet.LABELS[best], confidence=float(p[best]), reason="", features=feats)
         else:
             out[key] = replace(cell, features=feats)
@@ -1415,6 +1437,8 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
         name for name in labs if name in calibrated or _weighted(labs[name], DEFAULT_BOARD_LAB, 1.0) > PRINT_UNLIKE)
     keys = [(g, r, c) for g in grids_ for r in range(g.rows) for c in range(g.cols)]
     measures = {(g.name, r, c): _measure(rect, g, loc.pose, cube, r, c) for g, r, c in keys}
+    # Each cell's own clipped fraction, before a highlight's halo marks its neighbours as glare too.
+    own_clipped = {key: m.glare for key, m in measures.items()}
 
     Extra = Mapping[str, list[tuple[tuple[int, int], _BandSample]]]
 
@@ -1439,7 +1463,15 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
             elif found is None or np.any(found[0] <= 1e-4):
                 out[(g.name, r, c)] = Cell(g.name, r, c, "?", 0.0, "the board around this grid is hidden")
             elif m.glare > GLARE_FRACTION:
-                out[(g.name, r, c)] = Cell(g.name, r, c, "?", 0.0, "glare")
+                # The print's light here goes with it, and on a calibrated grid what the rules would read were
+                # it not for the glare: the cell network may read it where both agree (_second_look).
+                glared = {"ref_r": float(found[0][0]), "ref_g": float(found[0][1]), "ref_b": float(found[0][2]),
+                          "clipped": own_clipped[(g.name, r, c)]}
+                if g.name in calibrated:
+                    lw = UNFAMILIAR_L_WEIGHT if g.name in unfamiliar else MATERIAL_L_WEIGHT
+                    would = _classify(m, found[0], board_lab, board_rgb, refs, lw)[0]
+                    glared["glare_rules"] = float(GLARE_RULES.index(would))
+                out[(g.name, r, c)] = Cell(g.name, r, c, "?", 0.0, "glare", glared)
             else:
                 lw = UNFAMILIAR_L_WEIGHT if g.name in unfamiliar else MATERIAL_L_WEIGHT
                 label, conf, reason, feats = _classify(m, found[0], board_lab, board_rgb, refs, lw)
@@ -1527,7 +1559,7 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
     return _CellsRead({(g.name, r, c): second[(g.name, r, c)] for g, r, c in keys}, rect, loc, grey, tuple(notes),
                       unfamiliar=unfamiliar, line_reach=reaches, template=template,
                       calibrated=frozenset() if notes else frozenset(calibrated),
-                      refuse=bool(notes) or (OWN_PRINT_GATE and bool(own_print)))
+                      refuse=bool(notes) or (OWN_PRINT_GATE and bool(own_print)), print_rgb=rgbs)
 
 
 #: A region "clearly differs" from another at this luminance ratio or chroma (at equal luminance) ...
@@ -1583,7 +1615,7 @@ def _ring_veto(cells: Mapping[CellKey, Cell], read: _CellsRead, template: Templa
             edge = _inner_edges(edges, rect, template.grids[key[0]], key[1], key[2], read.line_reach.get(key[0]))
             if edge > EMPTY_EDGES_MAX:
                 out[key] = replace(cell, label="?", confidence=0.0, features={**cell.features, "edges": edge},
-                                   reason="edges inside the cell (a cube's outline), not flat print")
+                                   reason=EDGES_REASON)
                 continue
         g = template.grids[key[0]]
         ring = _cell_ring(rect, g, pose, cube, key[1], key[2], read.line_reach.get(key[0]))
@@ -1609,6 +1641,33 @@ def _ring_veto(cells: Mapping[CellKey, Cell], read: _CellsRead, template: Templa
         else:
             out[key] = replace(cell, features=feats)
     return out
+
+
+EDGES_REASON = "edges inside the cell (a cube's outline), not flat print"
+
+
+def _edges_second_look(before: Mapping[CellKey, Cell], vetoed: dict[CellKey, Cell], read: _CellsRead,
+                       template: Template, model: CellNet) -> dict[CellKey, Cell]:
+    """A calibrated grid's empty reading the edge check doubted (EDGES_REASON) stands if the cell network, which
+    sees the outline and side faces a cube would show, is very sure the cell is empty: a board's own art
+    (textured or patterned print) has edges inside its cells too."""
+    keys = [k for k, c in vetoed.items() if c.reason == EDGES_REASON and k[0] in read.calibrated
+            and "ref_r" in c.features]
+    if not keys or not EDGES_NET_ON_CALIBRATED:
+        return vetoed
+    probs = model.probabilities(cell_patches(read, template, keys), views=cellnet.VIEWS)
+    out = dict(vetoed)
+    empty = cellnet.LABELS.index(".")
+    for key, p in zip(keys, probs, strict=True):
+        if p[empty] >= cellnet.ACCEPT:
+            out[key] = replace(before[key], features={**before[key].features, **vetoed[key].features,
+                                                      "net_p": float(p[empty]), "net_best": float(empty)})
+    return out
+
+
+#: Whether the cell network may confirm a calibrated grid's empty reading the edge check doubted
+#: (_edges_second_look).
+EDGES_NET_ON_CALIBRATED = True
 
 
 #: On a grid unlike the template's print (calibrated or not), a cell read empty must be flat inside: its

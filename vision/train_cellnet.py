@@ -8,7 +8,8 @@ renderer's board, cubes, light or camera as "the" look:
 
 - ``vision.synth`` with the ordinary conditions of the benchmark on seeds the benchmark never uses
   (``FIRST_SEEDS``), read with the shipped template;
-- ``vision.synth2`` on its tuning seeds only (``SECOND_SEEDS``, never ``synth2.TEST_SEED``): random board art,
+- ``vision.synth2`` on training and tuning seeds only (``SECOND_SETS``, never ``synth2.TEST_SEED`` nor the
+  development seeds the network is checked on): random board art,
   grid prints light to dark and coloured, cubes with side faces, one to three lights, lens distortion, noise,
   JPEG; each board read with the template calibrated from its own empty-board photo, as the app does after
   "Set up the camera";
@@ -46,9 +47,14 @@ from vision.template import Template, load_template, template_from_json
 
 #: (seed, photos) of the first renderer: never the benchmark's seeds (2026, 31, 32, 77, 91, 123, 5, 2033).
 FIRST_SEEDS = ((7001, 300),)
-#: (seed, photos) of the second renderer: its tuning seeds only, never synth2.TEST_SEED. Seed 501 is kept
-#: for checking the reader with the network (``benchmarks/vision.py --renderer second --seed 501``).
-SECOND_SEEDS = ((502, 100), (503, 100))
+#: (set, seed, photos, size) of the second renderer: never synth2.TEST_SEED, and never the development seeds the
+#: network's answers are checked on (508-511, ``benchmarks/vision.py --renderer second --seed S --calibrated``).
+#: "train" sets are rendered for training only; "ordinary" ones are the benchmark's recipe on development seeds
+#: the rules were tuned on.
+SECOND_SETS: tuple[tuple[str, int, int, tuple[int, int]], ...] = (
+    ("train", 502, 100, (2000, 1500)), ("train", 503, 100, (2000, 1500)), ("train", 505, 100, (2000, 1500)),
+    ("train", 520, 100, (2000, 1500)), ("train", 521, 100, (2000, 1500)),
+    ("ordinary", 501, 40, (4000, 3000)), ("ordinary", 506, 120, (2000, 1500)), ("ordinary", 507, 100, (4000, 3000)))
 #: Training photos are rendered at this size (cheaper than 12 MP; the reader rectifies both to a few px/mm).
 TRAIN_SIZE = (2000, 1500)
 #: The network: the patch averaged over PRE_POOL x PRE_POOL pixels, then 3x3 convolutions of these widths,
@@ -128,15 +134,15 @@ def dataset(template: Template, size: tuple[int, int] = TRAIN_SIZE,
         parts.append({**_cached(folder / f"cells-{count}.npz", lambda p=paths: extract(p, template)),
                       "renderer": np.zeros(1, dtype=np.int64)})
         print(f"first renderer, seed {seed}: {count} photos", file=sys.stderr, flush=True)
-    for seed, count in SECOND_SEEDS:
+    for kind, seed, count, own_size in SECOND_SETS:
         assert seed != synth2.TEST_SEED, "the second renderer's test seed is never trained on"
-        look = synth2.Look(size=size)
-        folder = synth2.set_folder(root, "train", seed, look)
+        look = synth2.Look(size=own_size)
+        folder = synth2.set_folder(root, kind, seed, look)
         paths = synth2.photo_set(folder, count, seed, look, template=template)
         parts.append({**_cached(folder / f"cells-calibrated-{count}.npz",
                                 lambda p=paths, s=seed, lk=look: extract(p, calibrated(p, s, lk, template))),
                       "renderer": np.ones(1, dtype=np.int64)})
-        print(f"second renderer, seed {seed}: {count} photos", file=sys.stderr, flush=True)
+        print(f"second renderer, {kind} seed {seed}: {count} photos", file=sys.stderr, flush=True)
     for folder in folders:  # labelled photos, never cached: a group adds to its folder
         own = labelled(folder, template)
         if not own:
@@ -155,7 +161,8 @@ def dataset(template: Template, size: tuple[int, int] = TRAIN_SIZE,
 
 def randomise(xb: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Domain randomisation of a batch of patches (N, CHANNELS, H, W), on top of a symmetry of the square:
-    the print reference off (whole patch and per channel), another contrast, blur, noise."""
+    the print reference off (whole patch and per channel), another contrast, blur, noise, and the print's
+    colour measured a little off."""
     n = len(xb)
     log = xb[:, :3]
     log *= rng.uniform(0.8, 1.25, size=(n, 1, 1, 1)).astype(np.float32)
@@ -170,6 +177,10 @@ def randomise(xb: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     lo, hi = (float(np.log2(v)) for v in cellnet.RATIO_RANGE)
     np.clip(log, lo, hi, out=log)
     xb[:, :3] = log
+    # The print's colour as the stickers measured it, a little off.
+    xb[:, 5:8] += rng.normal(0, 0.1, size=(n, 3, 1, 1)).astype(np.float32)
+    lo, hi = (float(np.log2(v)) for v in cellnet.PRINT_RANGE)
+    np.clip(xb[:, 5:8], lo, hi, out=xb[:, 5:8])
     return xb
 
 

@@ -18,19 +18,20 @@ from vision.synth import Conditions, random_gear, render_board
 from vision.template import load_template
 
 
-def test_the_convolution_is_a_padded_3x3_cross_correlation_then_relu() -> None:
+@pytest.mark.parametrize(("channels", "h", "w"), [(3, 6, 5), (8, 16, 9)])  # gathered (im2col), then tap-wise
+def test_the_convolution_is_a_padded_3x3_cross_correlation_then_relu(channels: int, h: int, w: int) -> None:
     rng = np.random.default_rng(1)
-    x = rng.normal(size=(2, 3, 6, 5)).astype(np.float32)
-    w = rng.normal(size=(4, 3, 3, 3)).astype(np.float32)
+    x = rng.normal(size=(2, channels, h, w)).astype(np.float32)
+    weights = rng.normal(size=(4, channels, 3, 3)).astype(np.float32)
     b = rng.normal(size=4).astype(np.float32)
     pad = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
-    want = np.zeros((2, 4, 6, 5), np.float32)
+    want = np.zeros((2, 4, h, w), np.float32)
     for n in range(2):
         for o in range(4):
-            for i in range(6):
-                for j in range(5):
-                    want[n, o, i, j] = max(0.0, float((pad[n, :, i:i + 3, j:j + 3] * w[o]).sum() + b[o]))
-    got = _conv3x3_relu(np.ascontiguousarray(x.transpose(0, 2, 3, 1)), conv_matrix(w), b)  # channels last
+            for i in range(h):
+                for j in range(w):
+                    want[n, o, i, j] = max(0.0, float((pad[n, :, i:i + 3, j:j + 3] * weights[o]).sum() + b[o]))
+    got = _conv3x3_relu(np.ascontiguousarray(x.transpose(0, 2, 3, 1)), conv_matrix(weights), b)  # channels last
     assert np.allclose(got.transpose(0, 3, 1, 2), want, atol=1e-5)
     assert np.array_equal(_pool2(np.arange(16, dtype=np.float32).reshape(1, 4, 4, 1)),
                           np.array([[[[5], [7]], [[13], [15]]]], dtype=np.float32))
@@ -62,19 +63,21 @@ def test_weights_for_another_shape_are_refused(tmp_path: Path) -> None:
         CellNet.from_file(path)
 
 
-def test_a_patch_is_the_light_relative_to_the_print_with_the_parallax_planes() -> None:
+def test_a_patch_is_the_light_relative_to_the_print_with_the_parallax_and_print_colour_planes() -> None:
     ppm = 6.0
     raw = np.full((400, 400, 3), 180, np.uint8)
     raw[170:230, 170:230] = (90, 90, 90)  # a dark 10 mm square around mm (33.3, 33.3)
     ref = cellnet.LINEAR_LUT[np.array([180, 180, 180])]
-    x = cellnet.patch(raw, 0.0, 0.0, ppm, (33.3, 33.3), ref, (1.6, -0.8), 8.0)
+    print_rgb = np.array([0.5, 0.25, 2.0], np.float32)  # a print's reflectance (clipped at white)
+    x = cellnet.patch(raw, 0.0, 0.0, ppm, (33.3, 33.3), ref, (1.6, -0.8), 8.0, print_rgb)
     assert x.shape == (cellnet.CHANNELS, cellnet.PATCH_PX, cellnet.PATCH_PX)
+    assert [float(v) for v in x[5:8, 9, 40]] == pytest.approx([-1.0, -2.0, 0.0])
     assert abs(float(x[0, 2, 2])) < 1e-6  # print: ratio 1
     middle = float(x[1, 32, 31])
     assert middle == pytest.approx(float(np.log2(cellnet.LINEAR_LUT[90] / cellnet.LINEAR_LUT[180])), abs=0.05)
     assert np.all(x[3] == pytest.approx(0.2)) and np.all(x[4] == pytest.approx(-0.1))
     # Near the rectified image's edge the border is repeated, never read outside the array.
-    edge = cellnet.patch(raw, 0.0, 0.0, ppm, (5.0, 5.0), ref, (0.0, 0.0), 8.0)
+    edge = cellnet.patch(raw, 0.0, 0.0, ppm, (5.0, 5.0), ref, (0.0, 0.0), 8.0, print_rgb)
     assert np.isfinite(edge).all()
 
 
