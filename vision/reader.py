@@ -1444,8 +1444,6 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
         name for name in labs if name in calibrated or _weighted(labs[name], DEFAULT_BOARD_LAB, 1.0) > PRINT_UNLIKE)
     keys = [(g, r, c) for g in grids_ for r in range(g.rows) for c in range(g.cols)]
     measures = {(g.name, r, c): _measure(rect, g, loc.pose, cube, r, c) for g, r, c in keys}
-    # Each cell's own clipped fraction, before a highlight's halo marks its neighbours as glare too.
-    own_clipped = {key: m.glare for key, m in measures.items()}
 
     Extra = Mapping[str, list[tuple[tuple[int, int], _BandSample]]]
 
@@ -1472,8 +1470,7 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
             elif m.glare > GLARE_FRACTION:
                 # The print's light here goes with it, and on a calibrated grid what the rules would read were
                 # it not for the glare: the cell network may read it where both agree (_second_look).
-                glared = {"ref_r": float(found[0][0]), "ref_g": float(found[0][1]), "ref_b": float(found[0][2]),
-                          "clipped": own_clipped[(g.name, r, c)]}
+                glared = {"ref_r": float(found[0][0]), "ref_g": float(found[0][1]), "ref_b": float(found[0][2])}
                 if g.name in calibrated:
                     lw = UNFAMILIAR_L_WEIGHT if g.name in unfamiliar else MATERIAL_L_WEIGHT
                     would = _classify(m, found[0], board_lab, board_rgb, refs, lw)[0]
@@ -1662,13 +1659,18 @@ def _edges_second_look(before: Mapping[CellKey, Cell], vetoed: dict[CellKey, Cel
             and "ref_r" in c.features]
     if not keys or not EDGES_NET_ON_CALIBRATED:
         return vetoed
-    probs = model.probabilities(cell_patches(read, template, keys), views=cellnet.VIEWS)
+    # The cross-check (CROSS_CHECK_CALIBRATED) has usually asked the network already, on the same patch.
+    sure: dict[CellKey, float] = {k: before[k].features["net_agree"] for k in keys if "net_agree" in before[k].features}
+    ask = [k for k in keys if k not in sure]
+    if ask:
+        empty = cellnet.LABELS.index(".")
+        probs = model.probabilities(cell_patches(read, template, ask), views=cellnet.VIEWS)
+        sure.update({k: float(p[empty]) for k, p in zip(ask, probs, strict=True)})
     out = dict(vetoed)
-    empty = cellnet.LABELS.index(".")
-    for key, p in zip(keys, probs, strict=True):
-        if p[empty] >= cellnet.ACCEPT:
+    for key in keys:
+        if sure[key] >= cellnet.ACCEPT:
             out[key] = replace(before[key], features={**before[key].features, **vetoed[key].features,
-                                                      "net_p": float(p[empty]), "net_best": float(empty)})
+                                                      "net_p": sure[key], "net_best": float(cellnet.LABELS.index("."))})
     return out
 
 
