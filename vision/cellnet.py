@@ -5,9 +5,10 @@ The rule-based reader (``vision.reader``) measures a cell's two regions against 
 says ``?`` when colour alone cannot tell a metal cube from a neighbour's shadow, or a pale tooth from print
 in another light's shadow. Those are questions of shape: a cube's top is a sharp square standing 8 mm
 above the print, with side faces between it and its footprint; a shadow is flat, joined to the cube that
-casts it, and keeps the print's grid lines. The network sees the patch in its four quarter turns
+casts it, and keeps the print's grid lines. The network sees the patch as it is and a quarter turn on
 (``VIEWS``) and answers with their mean probability per label; the reader takes its answer only when it is
-very sure (``ACCEPT``), and uses it to cross-check the rules' closest calls (``reader.CROSS_CHECK_BELOW``).
+very sure (``ACCEPT``), and uses it to cross-check the rules' closest calls (``reader.CROSS_CHECK_BELOW``;
+on calibrated grids every rule answer, ``reader.CROSS_CHECK_CALIBRATED``).
 
 The patch: ``PATCH_MM`` square of board around the point midway between the cell's footprint and where a
 cube's top would appear (so parallax never pushes the top out of view), ``PATCH_PX`` pixels a side, each
