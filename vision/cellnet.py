@@ -46,6 +46,8 @@ CHANNELS = 8
 RATIO_RANGE = (1 / 32, 4.0)
 #: The print's reflectance per channel is clipped to this range before the log (a black print to white).
 PRINT_RANGE = (1 / 64, 1.0)
+#: The input planes: the log ratios to the print's light (R, G, B), the top's parallax (x, y), the print's colour.
+RATIO_PLANES, SHIFT_PLANES, PRINT_PLANES = slice(0, 3), slice(3, 5), slice(5, 8)
 #: The network's answer replaces a '?' only at this probability or above.
 ACCEPT = 0.98
 #: The network's probabilities are the mean over the patch as it is and turned a quarter turn (test-time
@@ -80,10 +82,9 @@ def patch(raw: U8, x0: float, y0: float, ppm: float, centre: tuple[float, float]
     rgb = LINEAR_LUT[small[:, :, ::-1]]
     ratio = rgb / np.maximum(np.asarray(ref_rgb, dtype=np.float32), 1e-4)
     out = np.empty((CHANNELS, PATCH_PX, PATCH_PX), dtype=np.float32)
-    out[:3] = np.log2(np.clip(ratio, *RATIO_RANGE)).transpose(2, 0, 1)
-    out[3] = shift[0] / cube_mm
-    out[4] = shift[1] / cube_mm
-    out[5:8] = np.log2(np.clip(np.asarray(print_rgb, dtype=np.float32), *PRINT_RANGE))[:, None, None]
+    out[RATIO_PLANES] = np.log2(np.clip(ratio, *RATIO_RANGE)).transpose(2, 0, 1)
+    out[SHIFT_PLANES] = (np.asarray(shift, dtype=np.float64) / cube_mm)[:, None, None]
+    out[PRINT_PLANES] = np.log2(np.clip(np.asarray(print_rgb, dtype=np.float32), *PRINT_RANGE))[:, None, None]
     return out
 
 

@@ -1168,8 +1168,7 @@ def _calibrated_doubts(label: str, conf: float, reason: str, feats: Mapping[str,
     empty, the network agreeing at 0.99). Both become '?', with reasons the network may not override."""
     if label == "T" and float(ref.min()) < DEEP_PRINT * float(ref.max()):
         return "?", min(conf, 0.3), DEEP_PRINT_REASON
-    if (label == "." and feats.get("shaded_empty")
-            and _wood_print(board_lab)):
+    if label == "." and feats.get("shaded_empty") and _wood_print(board_lab):
         return "?", min(conf, 0.3), WOOD_PRINT_SHADE_REASON
     return label, conf, reason
 
@@ -1333,6 +1332,12 @@ def _leaning_allows(cell: Cell, label: str, calibrated: bool) -> bool:
     return best >= 0 and "WMT"[best] == label and cell.features.get("L", CUBE_L_MIN) >= CUBE_L_MIN
 
 
+def _unsure(cell: Cell) -> bool:
+    """Whether the rules decided a cell with little margin (or read it empty in a shade of another hue): such
+    answers are always cross-checked by the network."""
+    return cell.confidence < CROSS_CHECK_BELOW or bool(cell.features.get("shaded_empty"))
+
+
 def _second_look(read: _CellsRead, template: Template, model: CellNet, *,
                  familiar: Callable[[CellKey], bool] = lambda _k: True) -> dict[CellKey, Cell]:
     """Undecided cells the network is very sure of take its label; the rest keep their '?' and reason.
@@ -1342,8 +1347,7 @@ def _second_look(read: _CellsRead, template: Template, model: CellNet, *,
                  and (c.reason in SECOND_LOOK_REASONS or (c.reason == "glare" and k[0] in read.calibrated
                                                           and GLARE_LOOK_ON_CALIBRATED))]
     checked = [k for k, c in read.cells.items() if c.label != "?" and "ref_r" in c.features
-               and (c.confidence < CROSS_CHECK_BELOW or c.features.get("shaded_empty")
-                    or (CROSS_CHECK_CALIBRATED and k[0] in read.calibrated))]
+               and (_unsure(c) or (CROSS_CHECK_CALIBRATED and k[0] in read.calibrated))]
     keys = undecided + checked
     if not keys:
         return read.cells
@@ -1356,8 +1360,7 @@ def _second_look(read: _CellsRead, template: Template, model: CellNet, *,
         if i >= len(undecided):
             agree = float(p[cellnet.LABELS.index(cell.label)])
             feats["net_agree"] = agree
-            unsure = cell.confidence < CROSS_CHECK_BELOW or bool(cell.features.get("shaded_empty"))
-            if agree < (CALIBRATED_DISAGREE_BELOW if key[0] in read.calibrated and unsure else DISAGREE_BELOW):
+            if agree < (CALIBRATED_DISAGREE_BELOW if key[0] in read.calibrated and _unsure(cell) else DISAGREE_BELOW):
                 out[key] = replace(cell, label="?", confidence=min(cell.confidence, agree), reason=DISAGREE_REASON,
                                    features=feats)
             else:
@@ -1462,6 +1465,7 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
                 found = _local_reference(bands[g.name] + [s for (rc, s) in extra.get(g.name, []) if rc != (r, c)],
                                          x, y)
             board_lab, board_rgb = labs[g.name], rgbs[g.name]
+            lw = UNFAMILIAR_L_WEIGHT if g.name in unfamiliar else MATERIAL_L_WEIGHT
             pool = bands[g.name] if g.name in own_print else shared_bands
             if g.name in unread:
                 out[(g.name, r, c)] = Cell(g.name, r, c, "?", 0.0, unread[g.name])
@@ -1472,12 +1476,10 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
                 # it not for the glare: the cell network may read it where both agree (_second_look).
                 glared = {"ref_r": float(found[0][0]), "ref_g": float(found[0][1]), "ref_b": float(found[0][2])}
                 if g.name in calibrated:
-                    lw = UNFAMILIAR_L_WEIGHT if g.name in unfamiliar else MATERIAL_L_WEIGHT
                     would = _classify(m, found[0], board_lab, board_rgb, refs, lw)[0]
                     glared["glare_rules"] = float(GLARE_RULES.index(would))
                 out[(g.name, r, c)] = Cell(g.name, r, c, "?", 0.0, "glare", glared)
             else:
-                lw = UNFAMILIAR_L_WEIGHT if g.name in unfamiliar else MATERIAL_L_WEIGHT
                 label, conf, reason, feats = _classify(m, found[0], board_lab, board_rgb, refs, lw)
                 if _lit_may_decide(label, reason, feats):
                     lit = _lit_reference(pool + [s for (rc, s) in extra.get(g.name, []) if rc != (r, c)], x, y)

@@ -47,16 +47,16 @@ from vision.template import Template, load_template, template_from_json
 
 #: (seed, photos) of the first renderer: never the benchmark's seeds (2026, 31, 32, 77, 91, 123, 5, 2033).
 FIRST_SEEDS = ((7001, 300),)
+#: Training photos are rendered at this size (cheaper than 12 MP; the reader rectifies both to a few px/mm).
+TRAIN_SIZE = (2000, 1500)
 #: (set, seed, photos, size) of the second renderer: never synth2.TEST_SEED, and never the development seeds the
 #: network's answers are checked on (508-511, ``benchmarks/vision.py --renderer second --seed S --calibrated``).
 #: "train" sets are rendered for training only; "ordinary" ones are the benchmark's recipe on development seeds
 #: the rules were tuned on.
 SECOND_SETS: tuple[tuple[str, int, int, tuple[int, int]], ...] = (
-    ("train", 502, 100, (2000, 1500)), ("train", 503, 100, (2000, 1500)), ("train", 505, 100, (2000, 1500)),
-    ("train", 520, 100, (2000, 1500)), ("train", 521, 100, (2000, 1500)),
-    ("ordinary", 501, 40, (4000, 3000)), ("ordinary", 506, 120, (2000, 1500)), ("ordinary", 507, 100, (4000, 3000)))
-#: Training photos are rendered at this size (cheaper than 12 MP; the reader rectifies both to a few px/mm).
-TRAIN_SIZE = (2000, 1500)
+    ("train", 502, 100, TRAIN_SIZE), ("train", 503, 100, TRAIN_SIZE), ("train", 505, 100, TRAIN_SIZE),
+    ("train", 520, 100, TRAIN_SIZE), ("train", 521, 100, TRAIN_SIZE),
+    ("ordinary", 501, 40, (4000, 3000)), ("ordinary", 506, 120, TRAIN_SIZE), ("ordinary", 507, 100, (4000, 3000)))
 #: The network: the patch averaged over PRE_POOL x PRE_POOL pixels, then 3x3 convolutions of these widths,
 #: each followed by 2x2 max pooling (a quarter of the arithmetic of four layers on the full patch: the
 #: reader shows it every undecided cell, and a photo must read in well under 150 ms).
@@ -164,7 +164,7 @@ def randomise(xb: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     the print reference off (whole patch and per channel), another contrast, blur, noise, and the print's
     colour measured a little off."""
     n = len(xb)
-    log = xb[:, :3]
+    log = xb[:, cellnet.RATIO_PLANES]
     log *= rng.uniform(0.8, 1.25, size=(n, 1, 1, 1)).astype(np.float32)
     log += rng.normal(0, 0.15, size=(n, 1, 1, 1)).astype(np.float32)
     log += rng.normal(0, 0.05, size=(n, 3, 1, 1)).astype(np.float32)
@@ -176,11 +176,12 @@ def randomise(xb: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     log += (rng.normal(0, 1, size=log.shape) * rng.uniform(0, 0.08, size=(n, 1, 1, 1))).astype(np.float32)
     lo, hi = (float(np.log2(v)) for v in cellnet.RATIO_RANGE)
     np.clip(log, lo, hi, out=log)
-    xb[:, :3] = log
+    xb[:, cellnet.RATIO_PLANES] = log
     # The print's colour as the stickers measured it, a little off.
-    xb[:, 5:8] += rng.normal(0, 0.1, size=(n, 3, 1, 1)).astype(np.float32)
+    colour = xb[:, cellnet.PRINT_PLANES]
+    colour += rng.normal(0, 0.1, size=(n, 3, 1, 1)).astype(np.float32)
     lo, hi = (float(np.log2(v)) for v in cellnet.PRINT_RANGE)
-    np.clip(xb[:, 5:8], lo, hi, out=xb[:, 5:8])
+    np.clip(colour, lo, hi, out=colour)
     return xb
 
 
