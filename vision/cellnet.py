@@ -42,8 +42,9 @@ PATCH_MM = 24.0
 PATCH_PX = 64
 CHANNELS = 8
 #: Ratios to the print's light are clipped to this range before the log: deeper than a shadow, brighter
-#: than a tooth in full light.
-RATIO_RANGE = (1 / 32, 4.0)
+#: than a tooth in full light on the darkest print (PRINT_RANGE's 1/64: a tooth there is some 50 times the
+#: print; clipped at 4, every top on a dark print looked alike and only its outline told them apart).
+RATIO_RANGE = (1 / 32, 128.0)
 #: The print's reflectance per channel is clipped to this range before the log (a black print to white).
 PRINT_RANGE = (1 / 64, 1.0)
 #: The input planes: the log ratios to the print's light (R, G, B), the top's parallax (x, y), the print's colour.
@@ -176,11 +177,13 @@ class CellNet:
         ``views`` symmetries of the square (1: the patch as it is; 4: its quarter turns)."""
         x = np.asarray(patches, dtype=np.float32)
         n = len(x)
+        if self.pre_pool > 1:
+            # Averaging k x k blocks commutes with the square's symmetries (PATCH_PX is a multiple of k), so
+            # the views are taken of the smaller patch.
+            x = _mean_pool(x.transpose(0, 2, 3, 1), self.pre_pool).transpose(0, 3, 1, 2)
         if views > 1:
             x = np.concatenate([symmetry(x, k) for k in range(views)])
         x = np.ascontiguousarray(x.transpose(0, 2, 3, 1))
-        if self.pre_pool > 1:
-            x = _mean_pool(x, self.pre_pool)
         for w, b in self.convs:
             x = _pool2(_conv3x3_relu(x, w, b))
         # The dense layer was trained on (C, H, W) order.

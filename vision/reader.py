@@ -373,6 +373,11 @@ class _Rectified:
         mean = LINEAR_LUT[px[:, ::-1]].mean(axis=0)
         return np.asarray(mean, dtype=np.float32), float(np.mean(peak >= GLARE_LEVEL)), bool(peak.min() > 0)
 
+    def white_clipped(self, sl: tuple[slice, slice]) -> float:
+        """The fraction of the region clipped in every channel (white: no colour left to measure)."""
+        px = self.raw[sl]
+        return float(np.mean(px.min(axis=2) >= GLARE_LEVEL)) if px.size else 0.0
+
     def unevenness(self, sl: tuple[slice, slice]) -> float:
         """How much brighter one half of the region is than the other (relative): a shadow's edge
         crossing it, which a cube's top face never has."""
@@ -1299,10 +1304,17 @@ GLARE_LOOK_ON_CALIBRATED = True
 
 #: The labels a glare cell's ``glare_rules`` feature indexes.
 GLARE_RULES = "WMT.?"
-#: A glare cell takes the network's answer only at this probability or above, and only where the rules read the
-#: same (a highlight's halo adds light the print's reference beside the cell does not have). On development
-#: seed 509 a tooth in a halo over a pale print was empty to both at p 0.990.
+#: A glare cell takes the network's answer only at this probability or above, and only where the rules, reading
+#: past the glare, read the same or cannot tell (a highlight's halo adds light the print's reference beside the
+#: cell does not have). On development seed 509 a tooth in a halo over a pale print was empty to both at p 0.990.
 GLARE_ACCEPT = 0.995
+#: Where the rules cannot tell, the network alone decides a glare cell: only at this probability or above (on
+#: development seeds 508-511 its wrong answers on such cells stayed under 0.99) ...
+GLARE_ALONE_ACCEPT = 0.999
+#: ... and only if less than this fraction of the top's region is clipped in every channel: a top clipped white
+#: shows no colour to tell its material by. On development seed 510 (photo 81) a red light clipped every top on
+#: a deep green print, and the network took a tooth for wood at p 0.999.
+GLARE_WHITE_MAX = 0.2
 
 #: Cells the rules decided below this confidence are shown to the network too, as a cross-check.
 CROSS_CHECK_BELOW = 0.8
@@ -1310,13 +1322,13 @@ CROSS_CHECK_BELOW = 0.8
 DISAGREE_BELOW = 0.5
 DISAGREE_REASON = "the rules and the cell network disagree"
 #: On calibrated grids (boards neither reader was tuned on) every cell the rules decided is cross-checked, however
-#: sure the rules were: a rule answer the network gives less than DISAGREE_BELOW is '?'. At 2000x1500 on
-#: development seed 509 the rules read a metal cube as a tooth at 0.83.
+#: sure the rules were. At 2000x1500 on development seed 509 the rules read a metal cube as a tooth at 0.83.
 CROSS_CHECK_CALIBRATED = True
-#: The same on calibrated grids (boards the network never saw), for the cells the rules were unsure of: there a
-#: rule answer needs more of the network's agreement. On development seed 509 a metal cube the rules read as a
-#: tooth had the network's 0.58.
-CALIBRATED_DISAGREE_BELOW = 0.7
+#: On calibrated grids (boards the network never saw) a rule answer needs this much of the network's agreement,
+#: or it is '?'. On development seed 509 a metal cube the rules read as a tooth at 0.83 had the network's 0.51
+#: (the network that sees the top's colour on dark prints too); one the rules read at 0.6, the network's 0.58.
+#: Development seeds 508-511 (12 MP): 0.3 % more '?' than at DISAGREE_BELOW.
+CALIBRATED_DISAGREE_BELOW = 0.8
 
 
 def _leaning_allows(cell: Cell, label: str, calibrated: bool) -> bool:
@@ -1330,6 +1342,13 @@ def _leaning_allows(cell: Cell, label: str, calibrated: bool) -> bool:
     best = int(cell.features["best"])
     # A top darker than any cube's is print in a deep shadow, whatever material it ranks nearest.
     return best >= 0 and "WMT"[best] == label and cell.features.get("L", CUBE_L_MIN) >= CUBE_L_MIN
+
+
+def _glare_allows(cell: Cell, label: str, p: float) -> bool:
+    """Whether the network's answer (at probability ``p``) for a glare cell may stand: the rules, reading past the
+    glare, read the same, or cannot tell, the network is all but certain and the top is not clipped white."""
+    rules = GLARE_RULES[int(cell.features["glare_rules"])]
+    return rules == label or (rules == "?" and p >= GLARE_ALONE_ACCEPT and cell.features["white"] < GLARE_WHITE_MAX)
 
 
 def _unsure(cell: Cell) -> bool:
@@ -1360,14 +1379,14 @@ def _second_look(read: _CellsRead, template: Template, model: CellNet, *,
         if i >= len(undecided):
             agree = float(p[cellnet.LABELS.index(cell.label)])
             feats["net_agree"] = agree
-            if agree < (CALIBRATED_DISAGREE_BELOW if key[0] in read.calibrated and _unsure(cell) else DISAGREE_BELOW):
+            if agree < (CALIBRATED_DISAGREE_BELOW if key[0] in read.calibrated else DISAGREE_BELOW):
                 out[key] = replace(cell, label="?", confidence=min(cell.confidence, agree), reason=DISAGREE_REASON,
                                    features=feats)
             else:
                 out[key] = replace(cell, features=feats)
         elif (p[best] >= (GLARE_ACCEPT if cell.reason == "glare" else cellnet.ACCEPT)
               and _leaning_allows(cell, cellnet.LABELS[best], key[0] in read.calibrated)
-              and (cell.reason != "glare" or GLARE_RULES[int(cell.features["glare_rules"])] == cellnet.LABELS[best])):
+              and (cell.reason != "glare" or _glare_allows(cell, cellnet.LABELS[best], float(p[best])))):
             out[key] = replace(cell, label=cellnet.LABELS[best], confidence=float(p[best]), reason="", features=feats)
         else:
             out[key] = replace(cell, features=feats)
@@ -1478,6 +1497,8 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
                 if g.name in calibrated:
                     would = _classify(m, found[0], board_lab, board_rgb, refs, lw)[0]
                     glared["glare_rules"] = float(GLARE_RULES.index(would))
+                    top = rect.rect(*_regions(g, loc.pose, cube, r, c)[1])
+                    glared["white"] = rect.white_clipped(top) if top is not None else 1.0
                 out[(g.name, r, c)] = Cell(g.name, r, c, "?", 0.0, "glare", glared)
             else:
                 label, conf, reason, feats = _classify(m, found[0], board_lab, board_rgb, refs, lw)

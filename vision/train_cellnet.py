@@ -56,6 +56,7 @@ TRAIN_SIZE = (2000, 1500)
 SECOND_SETS: tuple[tuple[str, int, int, tuple[int, int]], ...] = (
     ("train", 502, 100, TRAIN_SIZE), ("train", 503, 100, TRAIN_SIZE), ("train", 505, 100, TRAIN_SIZE),
     ("train", 520, 100, TRAIN_SIZE), ("train", 521, 100, TRAIN_SIZE),
+    ("train", 522, 100, TRAIN_SIZE),
     ("ordinary", 501, 40, (4000, 3000)), ("ordinary", 506, 120, TRAIN_SIZE), ("ordinary", 507, 100, (4000, 3000)))
 #: The network: the patch averaged over PRE_POOL x PRE_POOL pixels, then 3x3 convolutions of these widths,
 #: each followed by 2x2 max pooling (a quarter of the arithmetic of four layers on the full patch: the
@@ -286,7 +287,7 @@ def _export(model: object, path: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--epochs", type=int, default=12)
+    ap.add_argument("--epochs", type=int, default=16)
     ap.add_argument("--out", type=Path, default=cellnet.MODEL_PATH)
     ap.add_argument("--data-only", action="store_true", help="render and extract the training cells, no training")
     ap.add_argument("--labelled", type=Path, action="append", default=[], metavar="FOLDER",

@@ -81,6 +81,24 @@ def test_a_patch_is_the_light_relative_to_the_print_with_the_parallax_and_print_
     assert np.isfinite(edge).all()
 
 
+def test_on_a_dark_print_a_white_top_and_a_grey_one_stay_apart() -> None:
+    # A deep print (sRGB 30: about 1.3 % reflectance) under the same light as a tooth's top (230) and a metal
+    # cube's (160): some 60 and 27 times the print's light. Clipped at 4 times, as the patch once was, both
+    # tops were one flat colour to the network.
+    ppm = 6.0
+    raw = np.full((400, 400, 3), 30, np.uint8)
+    raw[100:160, 100:160] = 230
+    raw[240:300, 240:300] = 160
+    ref = cellnet.LINEAR_LUT[np.array([30, 30, 30])]
+    dark = np.full(3, 0.013, np.float32)
+    tooth = cellnet.patch(raw, 0.0, 0.0, ppm, (21.7, 21.7), ref, (0.0, 0.0), 8.0, dark)
+    metal = cellnet.patch(raw, 0.0, 0.0, ppm, (45.0, 45.0), ref, (0.0, 0.0), 8.0, dark)
+    t, m = float(tooth[1, 32, 32]), float(metal[1, 32, 32])
+    assert t == pytest.approx(float(np.log2(cellnet.LINEAR_LUT[230] / cellnet.LINEAR_LUT[30])), abs=0.05)
+    assert m == pytest.approx(float(np.log2(cellnet.LINEAR_LUT[160] / cellnet.LINEAR_LUT[30])), abs=0.05)
+    assert t - m > 1.0 and m > 2.0
+
+
 def test_the_training_symmetries_turn_the_parallax_with_the_image() -> None:
     x = np.zeros((1, cellnet.CHANNELS, 64, 64), np.float32)
     x[0, 0, 20, 40] = 1.0  # 8.5 px right of the centre, 11.5 px up: the parallax points there too
