@@ -1313,7 +1313,7 @@ GLARE_ACCEPT = 0.995
 GLARE_ALONE_ACCEPT = 0.999
 #: ... and only if less than this fraction of the top's region is clipped in every channel: a top clipped white
 #: shows no colour to tell its material by. On development seed 510 (photo 81) a red light clipped every top on
-#: a deep green print, and the network took a tooth for wood at p 0.999.
+#: a deep green print, and the network took a tooth for wood at p 0.9997.
 GLARE_WHITE_MAX = 0.2
 
 #: Cells the rules decided below this confidence are shown to the network too, as a cross-check.
@@ -1325,9 +1325,8 @@ DISAGREE_REASON = "the rules and the cell network disagree"
 #: sure the rules were. At 2000x1500 on development seed 509 the rules read a metal cube as a tooth at 0.83.
 CROSS_CHECK_CALIBRATED = True
 #: On calibrated grids (boards the network never saw) a rule answer needs this much of the network's agreement,
-#: or it is '?'. On development seed 509 a metal cube the rules read as a tooth at 0.83 had the network's 0.51
-#: (the network that sees the top's colour on dark prints too); one the rules read at 0.6, the network's 0.58.
-#: Development seeds 508-511 (12 MP): 0.3 % more '?' than at DISAGREE_BELOW.
+#: or it is '?'. At 2000x1500 on development seed 509 (photo 67) a metal cube the rules read as a tooth at 0.83
+#: had the network's 0.51. Development seeds 508-511 (12 MP): 0.3 % more '?' than at DISAGREE_BELOW.
 CALIBRATED_DISAGREE_BELOW = 0.8
 
 
