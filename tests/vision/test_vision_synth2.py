@@ -278,3 +278,18 @@ def test_a_glare_cell_whose_top_is_clipped_white_is_not_read_by_the_network() ->
     assert cell.features["net_p"] >= GLARE_ALONE_ACCEPT and cell.features["white"] >= GLARE_WHITE_MAX
     assert cell.label == "?"
     assert _confident_errors(truth, dict(reading.grids)) == 0
+
+
+def test_stickers_lit_unlike_the_board_are_a_warning_not_another_board() -> None:
+    # Development seed 510, photo 55: a board read with its own calibration, the stickers in other light than
+    # the grids, so the print measured against them is 15-25 Lab units off its calibration. The checks that do
+    # not depend on the light (the calibrated grids' cells against the print around them) say it is the
+    # calibrated board: it is read with its calibrated print, with a note, not refused as another board.
+    from vision.reader import STICKER_LIGHT_NOTE
+
+    image, truth, fitted = _calibrated_photo(510, 55)
+    reading = read_board(image, fitted)
+    assert STICKER_LIGHT_NOTE in reading.notes
+    assert reading.retake != UNFAMILIAR_REASON
+    assert sum(c.label != "?" for c in reading.cells) >= 20
+    assert _confident_errors(truth, dict(reading.grids)) == 0
