@@ -1688,9 +1688,11 @@ def _edges_second_look(before: Mapping[CellKey, Cell], vetoed: dict[CellKey, Cel
     """A calibrated grid's empty reading the edge check doubted (EDGES_REASON) stands if the cell network, which
     sees the outline and side faces a cube would show, is very sure the cell is empty: a board's own art
     (textured or patterned print) has edges inside its cells too."""
+    if not EDGES_NET_ON_CALIBRATED:
+        return vetoed
     keys = [k for k, c in vetoed.items() if c.reason == EDGES_REASON and k[0] in read.calibrated
             and "ref_r" in c.features]
-    if not keys or not EDGES_NET_ON_CALIBRATED:
+    if not keys:
         return vetoed
     # The cross-check (CROSS_CHECK_CALIBRATED) has usually asked the network already, on the same patch.
     sure: dict[CellKey, float] = {k: before[k].features["net_agree"] for k in keys if "net_agree" in before[k].features}

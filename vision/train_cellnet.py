@@ -175,15 +175,18 @@ def randomise(xb: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         for ch in range(3):
             log[i, ch] = cv2.GaussianBlur(log[i, ch], (0, 0), sigma)
     log += (rng.normal(0, 1, size=log.shape) * rng.uniform(0, 0.08, size=(n, 1, 1, 1))).astype(np.float32)
-    lo, hi = (float(np.log2(v)) for v in cellnet.RATIO_RANGE)
-    np.clip(log, lo, hi, out=log)
+    _clip_log(log, cellnet.RATIO_RANGE)
     xb[:, cellnet.RATIO_PLANES] = log
     # The print's colour as the stickers measured it, a little off.
     colour = xb[:, cellnet.PRINT_PLANES]
     colour += rng.normal(0, 0.1, size=(n, 3, 1, 1)).astype(np.float32)
-    lo, hi = (float(np.log2(v)) for v in cellnet.PRINT_RANGE)
-    np.clip(colour, lo, hi, out=colour)
+    _clip_log(colour, cellnet.PRINT_RANGE)
     return xb
+
+
+def _clip_log(planes: np.ndarray, bounds: tuple[float, float]) -> None:
+    """Clip log2 planes, in place, to the log2 of the linear range the patch clipped them to."""
+    np.clip(planes, float(np.log2(bounds[0])), float(np.log2(bounds[1])), out=planes)
 
 
 def train(data: dict[str, np.ndarray], epochs: int, out_path: Path, seed: int = 0) -> None:
