@@ -41,6 +41,9 @@ class Partial:
 
     template: Template
     done: frozenset[str]
+    #: Grids an earlier photo saw clipped white all over (PrintCalibration.clipped): a retake that clips them
+    #: all over too keeps them as a print too pale for the exposure (Template.clipped_print).
+    clipped: frozenset[str] = frozenset()
 
 
 class CalibrationError(ValueError):
@@ -63,6 +66,9 @@ def _profile_score(profile: F64, start: F64, step: F64, count: int) -> F64:
 def _fit_grid(dark: F64, grid: Grid, board_mm: tuple[float, float]) -> tuple[Grid, float]:
     x0, y0 = grid.origin_mm
     cell = grid.cell_mm
+    # The cell size stays within CELL_RANGE of the template's over all rounds (each round searching around the
+    # last one's let it drift by 20 %, onto the lines of decorations around a grid whose own lines were faint).
+    low, high = cell * (1 - CELL_RANGE), cell * (1 + CELL_RANGE)
     for _ in range(3):
         w, h = grid.cols * cell, grid.rows * cell
         # Profiles over the grid's current extent, trimmed so a misplaced end does not matter much.
@@ -70,7 +76,7 @@ def _fit_grid(dark: F64, grid: Grid, board_mm: tuple[float, float]) -> tuple[Gri
         xs = slice(max(0, int((x0 + 0.15 * w) * PPM)), int((x0 + 0.85 * w) * PPM))
         prof_v = dark[ys, :].mean(axis=0)
         prof_h = dark[:, xs].mean(axis=1)
-        cells = np.linspace(cell * (1 - CELL_RANGE), cell * (1 + CELL_RANGE), 61)
+        cells = np.linspace(max(cell * (1 - CELL_RANGE), low), min(cell * (1 + CELL_RANGE), high), 61)
         reach = min(SEARCH_MM, SEARCH_CELLS * cell)
         starts_x = np.arange((x0 - reach) * PPM, (x0 + reach) * PPM, 0.5)
         starts_y = np.arange((y0 - reach) * PPM, (y0 + reach) * PPM, 0.5)
@@ -150,6 +156,8 @@ def calibrate(image: U8, base: Template, *, photo_name: str = "photo", earlier: 
         return replace(here, board_lab=None, grid_lab=None, band_ratio=None)
     grid_lab = dict(earlier.template.grid_lab or {}) if earlier is not None else {}
     band_ratio = dict(earlier.template.band_ratio or {}) if earlier is not None else {}
+    clipped_before = earlier.clipped if earlier is not None else frozenset()
+    pale = set(earlier.template.clipped_print) if earlier is not None else set()
     grids, done = {}, set()
     for name in base.grids:
         if name in fits and name not in measured.unseen:
@@ -157,19 +165,34 @@ def calibrate(image: U8, base: Template, *, photo_name: str = "photo", earlier: 
             grids[name] = fits[name]
             if name in measured.grid_lab:
                 grid_lab[name], band_ratio[name] = measured.grid_lab[name], measured.band_ratio[name]
+            pale.discard(name)
             done.add(name)
         elif name in kept:
             grids[name] = before[name]  # as an earlier photo fitted and measured it
             done.add(name)
+        elif name in fits and name in measured.clipped and name in clipped_before:
+            # Clipped all over in two photos of the empty board, in their two lights: a print too pale for the
+            # camera's exposure, not glare. Its print is kept as the clipped pixels give it, a lower bound.
+            grids[name] = fits[name]
+            grid_lab[name], band_ratio[name] = measured.clipped[name]
+            pale.add(name)
+            done.add(name)
         else:
             grids[name] = fits.get(name, before[name])
             missing.setdefault(name, measured.unseen.get(name, ""))
-    out = replace(base, grids=grids, status=f"calibrated from {photo_name}", board_lab=measured.board_lab,
-                  grid_lab=grid_lab, band_ratio=band_ratio)
+    status = f"calibrated from {photo_name}"
+    if pale:
+        status += (f"; the print of the {', '.join(n for n in base.grids if n in pale)} grid(s) was clipped white in "
+                   "two photos and is kept as at least that bright")
+    out = replace(base, grids=grids, status=status, board_lab=measured.board_lab, grid_lab=grid_lab,
+                  band_ratio=band_ratio, clipped_print=tuple(n for n in base.grids if n in pale))
     if missing:
         reason = next(iter(missing.values()))
         kept_note = (f" (the {', '.join(n for n in base.grids if n in done)} grids are kept: the next photo "
                      "only needs to show the others)" if done else "")
-        raise CalibrationError(f"{reason}; retake the photo of the empty board{kept_note}",
-                               Partial(out, frozenset(done)))
+        clipped_now = frozenset(n for n in measured.clipped if n in missing)
+        pale_note = (" (a print clipped all over again in the retake is kept as a print too pale for the camera)"
+                     if clipped_now - clipped_before else "")
+        raise CalibrationError(f"{reason}; retake the photo of the empty board{kept_note}{pale_note}",
+                               Partial(out, frozenset(done), clipped_before | clipped_now))
     return out

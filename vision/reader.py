@@ -406,12 +406,19 @@ class _BandSample:
 
 def _band_samples(rect: _Rectified, grid: Grid, pose: Pose, cube: float,
                   all_grids: Sequence[Grid]) -> list[_BandSample]:
-    """The empty print just outside the grid, in short pieces, skipping pieces a cube could lean into
-    and pieces that fall on another grid (the two weapon grids touch)."""
+    """The empty print just outside the grid, in short pieces, skipping pieces a cube could lean into,
+    pieces that fall on another grid (the two weapon grids touch) and pieces clipped by glare."""
+    return [s for s, clipped in _band_pieces(rect, grid, pose, cube, all_grids) if clipped <= 0.01]
+
+
+def _band_pieces(rect: _Rectified, grid: Grid, pose: Pose, cube: float,
+                 all_grids: Sequence[Grid]) -> list[tuple[_BandSample, float]]:
+    """Every piece of the band around the grid that lies in the photo (see _band_samples), with the fraction
+    of its pixels clipped."""
     inner, outer, step = 2.0, 5.5, 4.0
     gx, gy = grid.origin_mm
     gw, gh = grid.size_mm
-    out: list[_BandSample] = []
+    out: list[tuple[_BandSample, float]] = []
     half = cube / 2
     cells = [(g, g.cell_centre(r, c)) for g in all_grids for r in range(g.rows) for c in range(g.cols)
              if r in (0, g.rows - 1) or c in (0, g.cols - 1)]
@@ -442,9 +449,8 @@ def _band_samples(rect: _Rectified, grid: Grid, pose: Pose, cube: float,
         if sl is None:
             continue
         mean, clipped, inside = rect.stats(sl)
-        if not inside or clipped > 0.01:
-            continue
-        out.append(_BandSample((x0 + x1) / 2, (y0 + y1) / 2, mean))
+        if inside:
+            out.append((_BandSample((x0 + x1) / 2, (y0 + y1) / 2, mean), clipped))
     return out
 
 
@@ -2427,6 +2433,10 @@ class PrintCalibration:
     band_ratio: dict[str, tuple[Piece, ...]]
     #: Grids whose print this photo does not show well enough to measure, with the reason (glare, hidden).
     unseen: dict[str, str] = field(default_factory=dict)
+    #: Of the unseen grids, those whose print is clipped all over while the print around them is not (a print
+    #: too pale for the camera's exposure, not glare): their print and band ratios measured as the clipped
+    #: pixels give them, which is a lower bound (see vision.calibrate: kept when a retake clips it too).
+    clipped: dict[str, tuple[Lab3, tuple[Piece, ...]]] = field(default_factory=dict)
 
 
 #: Cells nearest a band piece whose print calibration compares with that piece's.
@@ -2434,6 +2444,12 @@ RATIO_CELLS = 3
 #: At least this fraction of a grid's cells clipped (half their middle or more) on the empty board: the
 #: grid's print was not measured because it is clipped white, not because it is hidden.
 CLIPPED_PRINT = 0.5
+#: A grid's print is clipped all over (a pale print, not a glare spot) when at least this fraction of its
+#: cells in the photo are clipped and at most CLIPPED_BAND_MAX of the band pieces around it are (a glare
+#: spot's halo clips the print around the grid too). On second-renderer development seeds 508 and 509 every
+#: calibration photo that clipped a whole board's print clipped every cell of it.
+CLIPPED_ALL_OVER = 0.9
+CLIPPED_BAND_MAX = 0.1
 
 
 def measure_print(image: U8, template: Template) -> PrintCalibration:
@@ -2449,13 +2465,14 @@ def measure_print(image: U8, template: Template) -> PrintCalibration:
         raise PhotoError(NO_PATCHES_REASON)
     rect = _Rectified(image, loc.hom, _grid_box(template, 7.0), float(np.clip(_image_ppm(loc.hom, template), 2.0, 6.0)))
     grids_ = template.gear_grids
-    bands = {g.name: _band_samples(rect, g, loc.pose, template.cube_mm, grids_) for g in grids_}
+    band_pieces = {g.name: _band_pieces(rect, g, loc.pose, template.cube_mm, grids_) for g in grids_}
+    bands = {name: [s for s, clipped in pieces if clipped <= 0.01] for name, pieces in band_pieces.items()}
     board = _board_colour(refs, loc, template, [s for b in bands.values() for s in b])
     if board is None:
         raise PhotoError("too little of the board's print around the grids is in view")
-    grid_lab, band_ratio, unseen = {}, {}, {}
+    grid_lab, band_ratio, unseen, clipped_all_over = {}, {}, {}, {}
     for g in grids_:
-        cells = []
+        cells, every = [], []
         clipped_cells = 0
         for r in range(g.rows):
             for c in range(g.cols):
@@ -2467,6 +2484,8 @@ def measure_print(image: U8, template: Template) -> PrintCalibration:
                 mean, clipped, inside = rect.stats(sl)
                 if inside and clipped < 0.01:
                     cells.append(_BandSample(x, y, mean))
+                if inside:
+                    every.append(_BandSample(x, y, mean))
                 clipped_cells += inside and clipped >= 0.5
         lab = _board_colour(refs, loc, template, cells) if len(cells) >= 3 else None
         if lab is None:
@@ -2476,18 +2495,30 @@ def measure_print(image: U8, template: Template) -> PrintCalibration:
                               "for the camera's exposure): move the light or lower the exposure"
                               if clipped_cells >= CLIPPED_PRINT * g.rows * g.cols else
                               f"the {g.name} grid's print is not seen well (hidden, or out of the photo)")
+            band_clipped = sum(clipped > 0.01 for _, clipped in band_pieces[g.name])
+            lower = _board_colour(refs, loc, template, every) if len(every) >= 3 else None
+            if (lower is not None and clipped_cells >= CLIPPED_ALL_OVER * len(every) and len(bands[g.name]) >= 3
+                    and band_clipped <= CLIPPED_BAND_MAX * len(band_pieces[g.name])):
+                clipped_all_over[g.name] = ((float(lower[0]), float(lower[1]), float(lower[2])),
+                                            _print_over_band(every, bands[g.name]))
             continue
         grid_lab[g.name] = (float(lab[0]), float(lab[1]), float(lab[2]))
-        pieces = []
-        for s in bands[g.name]:
-            near = sorted(cells, key=lambda cs: math.hypot(cs.x - s.x, cs.y - s.y))[:RATIO_CELLS]
-            cell_rgb = np.median(np.array([cs.rgb for cs in near]), axis=0)
-            if np.any(s.rgb <= 1e-4):
-                continue
-            k = cell_rgb / s.rgb
-            pieces.append((float(s.x), float(s.y), float(k[0]), float(k[1]), float(k[2])))
-        band_ratio[g.name] = tuple(pieces)
-    return PrintCalibration((float(board[0]), float(board[1]), float(board[2])), grid_lab, band_ratio, unseen)
+        band_ratio[g.name] = _print_over_band(cells, bands[g.name])
+    return PrintCalibration((float(board[0]), float(board[1]), float(board[2])), grid_lab, band_ratio, unseen,
+                            clipped_all_over)
+
+
+def _print_over_band(cells: Sequence[_BandSample], band: Sequence[_BandSample]) -> tuple[Piece, ...]:
+    """Per band piece: the grid's print (its nearest cells' middles) over the piece's, per channel."""
+    pieces = []
+    for s in band:
+        near = sorted(cells, key=lambda cs: math.hypot(cs.x - s.x, cs.y - s.y))[:RATIO_CELLS]
+        cell_rgb = np.median(np.array([cs.rgb for cs in near]), axis=0)
+        if np.any(s.rgb <= 1e-4):
+            continue
+        k = cell_rgb / s.rgb
+        pieces.append((float(s.x), float(s.y), float(k[0]), float(k[1]), float(k[2])))
+    return tuple(pieces)
 
 
 def _patches_at(refs: Sequence[tuple[F64, F32, F32]], p: F64) -> tuple[F32, F32]:

@@ -91,6 +91,9 @@ class Template:
     #: print, per linear RGB channel, measured on the empty board (calibration). The same light falls on
     #: both, so in any photo the piece's light times this factor is the grid's lit print there.
     band_ratio: Mapping[str, tuple[tuple[float, float, float, float, float], ...]] | None = None
+    #: Grids whose print calibration saw clipped white all over in two photos (a print too pale for the camera's
+    #: exposure): their grid_lab and band_ratio are lower bounds, measured from the clipped pixels.
+    clipped_print: tuple[str, ...] = ()
 
     @property
     def gear_grids(self) -> tuple[Grid, ...]:
@@ -108,6 +111,7 @@ class Template:
                if self.grid_lab else {}),
             **({"band_ratio": {k: [[round(v, 3) for v in piece] for piece in pieces]
                                for k, pieces in self.band_ratio.items()}} if self.band_ratio else {}),
+            **({"clipped_print": list(self.clipped_print)} if self.clipped_print else {}),
             "markers": {
                 "dictionary": self.markers.dictionary,
                 "size_mm": self.markers.size_mm,
@@ -191,6 +195,10 @@ def template_from_json(data: Any, pack: Boards | None = None) -> Template:
             band_ratio[str(gname)] = tuple(
                 tuple(_number(f"band_ratio.{gname}[{i}][{j}]", v, positive=j >= 2) for j, v in enumerate(p))
                 for i, p in enumerate(pieces))
+    clipped_print = data.get("clipped_print", [])
+    if not isinstance(clipped_print, list) or not all(name in GEAR_GRIDS for name in clipped_print):
+        raise TemplateError(f"clipped_print: expected a list of gear grid names ({', '.join(GEAR_GRIDS)}), "
+                            f"got {clipped_print!r}")
     status = data.get("status", "assumed")
     if not isinstance(status, str):
         raise TemplateError(f"status: expected text, got {status!r}")
@@ -249,7 +257,7 @@ def template_from_json(data: Any, pack: Boards | None = None) -> Template:
         if unknown:
             raise TemplateError(f"{field_name}: no grid named {', '.join(unknown)}")
     return Template(name, board if spec is None else spec.name, board_mm, markers, grids, cube_mm, status,
-                    board_lab, grid_lab, band_ratio)  # type: ignore[arg-type]
+                    board_lab, grid_lab, band_ratio, tuple(clipped_print))  # type: ignore[arg-type]
 
 
 def load_template(path: str | Path | None = None, pack: Boards | None = None) -> Template:

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from vision_photos import SMALL, board_photo, empty_gear, glare_over, run_cli
+from vision_photos import SMALL, board_photo, empty_gear, glare_over, pale_print, run_cli
 
 from vision.calibrate import CalibrationError, calibrate
 from vision.reader import load_photo
@@ -90,3 +90,68 @@ def test_a_retake_keeps_the_grids_the_glared_photo_did_show(tmp_path: Path, caps
     assert set(json.loads(out.read_text())["grid_lab"]) == set(GEAR_GRIDS)
     code, _, err = run_cli(["vision", "calibrate", str(on_helmet), "--out", str(tmp_path / "no.json")], capsys)
     assert code == 2 and "helmet" in err and not (tmp_path / "no.json").exists()
+
+
+def test_a_print_clipped_all_over_in_a_retake_too_is_kept_as_a_lower_bound(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A grid print too pale for the camera's exposure clips white in every cell, in every photo: the first photo
+    asks for a retake (less exposure may show it); a retake that clips it all over again keeps the grids fitted
+    and their print as the clipped pixels give it, marked as a lower bound (Template.clipped_print). Glare
+    (a spot that clips the print around the grid too) is never kept that way."""
+    real = _real_board()
+    cond = Conditions(size=(2400, 1800), mixed_light=0.0, occluder_shadow=0.0, glare=0.0)
+    photo, _ = board_photo(tmp_path, 35, gear=empty_gear(real), conditions=cond, template=real)
+    clean = calibrate(load_photo(photo), load_template())
+    first = pale_print(photo, tmp_path / "pale-1.png", 2.2, real)
+    second = pale_print(photo, tmp_path / "pale-2.png", 1.8, real)
+
+    with pytest.raises(CalibrationError) as asked:
+        calibrate(load_photo(first), load_template())
+    assert "clipped white" in str(asked.value) and "too pale" in str(asked.value)
+    partial = asked.value.partial
+    assert partial is not None and partial.clipped == frozenset(GEAR_GRIDS) and not partial.done
+
+    fitted = calibrate(load_photo(second), load_template(), earlier=partial)
+    assert set(fitted.clipped_print) == set(GEAR_GRIDS) and "clipped white" in fitted.status
+    assert clean.grid_lab is not None and fitted.grid_lab is not None and fitted.band_ratio is not None
+    for name in GEAR_GRIDS:
+        assert fitted.grids[name].origin_mm == pytest.approx(clean.grids[name].origin_mm, abs=0.5), name
+        assert fitted.grid_lab[name][0] >= clean.grid_lab[name][0], name  # at least as light as it is
+    again = template_from_json(json.loads(json.dumps(fitted.to_json())))
+    assert again.clipped_print == fitted.clipped_print
+    # The command line says so.
+    code, text, err = run_cli(["vision", "calibrate", str(first), str(second), "--out", str(tmp_path / "p.json")],
+                              capsys)
+    assert code == 0, err
+    assert "clipped white in two photos" in text and json.loads((tmp_path / "p.json").read_text())["clipped_print"]
+    # A measured print replaces a clipped one: the clean photo after the pale one measures every grid.
+    assert calibrate(load_photo(photo), load_template(), earlier=partial).clipped_print == ()
+
+    # Glare on the helmet in two photos is glare (the print around the grid is clipped too), not a pale print.
+    glared = glare_over(photo, "helmet", tmp_path / "glare-1.png", real)
+    with pytest.raises(CalibrationError) as glare:
+        calibrate(load_photo(glared), load_template())
+    assert glare.value.partial is not None and "helmet" not in glare.value.partial.clipped
+    with pytest.raises(CalibrationError, match="helmet"):
+        calibrate(load_photo(glared), load_template(), earlier=glare.value.partial)
+
+
+def test_the_fitted_cell_size_stays_near_the_templates(tmp_path: Path) -> None:
+    """The grid search looks for a cell size within CELL_RANGE of the template's over all its rounds: each round
+    searching around the last one's let a faint grid drift 20 % onto the lines of a frame printed around it."""
+    from vision.calibrate import CELL_RANGE
+
+    real = _real_board()
+    cond = Conditions(size=(2400, 1800), mixed_light=0.0, occluder_shadow=0.0, glare=0.0)
+    photo, _ = board_photo(tmp_path, 36, gear=empty_gear(real), conditions=cond, template=real)
+    base = load_template()
+    # A template whose cells are a good deal too small: the fit may grow them only so far.
+    small = template_from_json({**base.to_json(), "grids": {
+        name: {**g, "cell_mm": g["cell_mm"] * 0.8} for name, g in base.to_json()["grids"].items()}})
+    try:
+        fitted = calibrate(load_photo(photo), small)
+    except CalibrationError as error:
+        assert error.partial is not None
+        fitted = error.partial.template
+    for name, grid in fitted.grids.items():
+        assert grid.cell_mm <= small.grids[name].cell_mm * (1 + CELL_RANGE) + 1e-9, name

@@ -66,3 +66,25 @@ def glare_over(photo: Path, grid: str, out: Path, template: Any = None) -> Path:
     cv2.circle(image, (int(centre[0]), int(centre[1])), radius, (255, 255, 255), -1)
     cv2.imwrite(str(out), image)
     return out
+
+
+def pale_print(photo: Path, out: Path, gain: float, template: Any = None) -> Path:
+    """A copy of ``photo`` with every gear grid's print (the grid's rectangle, lines and all) ``gain`` times as
+    light, clipped at white: a print too pale for the camera's exposure, the print around the grids as it was."""
+    import cv2
+
+    from vision.reader import load_photo, locate
+
+    template = template or load_template()
+    image = load_photo(photo)
+    loc = locate(image, template)
+    mask = np.zeros(image.shape[:2], dtype=np.uint8)
+    for name in GEAR_GRIDS:
+        g = template.grids[name]
+        (x0, y0), (w, h) = g.origin_mm, g.size_mm
+        corners = np.array([[[x0, y0]], [[x0 + w, y0]], [[x0 + w, y0 + h]], [[x0, y0 + h]]], dtype=np.float64)
+        cv2.fillConvexPoly(mask, cv2.perspectiveTransform(corners, loc.hom).reshape(4, 2).astype(np.int32), 1)
+    lit = np.clip(image.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+    image[mask > 0] = lit[mask > 0]
+    cv2.imwrite(str(out), image)
+    return out

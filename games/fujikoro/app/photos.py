@@ -115,6 +115,9 @@ def set_up_camera(source: str, board: str, pack: DataPack, earlier: Partial | No
     lines = (f"grids fitted (moved up to {moved:.1f} mm from the shipped template)",)
     if fitted.board_lab is not None:
         lines += (f"board print measured: L* {fitted.board_lab[0]:.0f}",)
+    if fitted.clipped_print:
+        lines += (f"the {', '.join(fitted.clipped_print)} print clipped white in two photos: kept as at least that "
+                  "light (lower the camera's exposure and set up again for a surer reading there)",)
     return CameraSetup(path, lines)
 
 

@@ -156,6 +156,9 @@ def _calibrate(args: argparse.Namespace) -> int:
         old = base.grids[name]
         print(f"{name}: origin {grid.origin_mm[0]:.1f}, {grid.origin_mm[1]:.1f} mm (was {old.origin_mm[0]:.1f}, "
               f"{old.origin_mm[1]:.1f}), cell {grid.cell_mm:.2f} mm (was {old.cell_mm:.2f})")
+    if fitted.clipped_print:
+        print(f"the {', '.join(fitted.clipped_print)} print clipped white in two photos: kept as at least that light "
+              "(lower the camera's exposure and calibrate again for a surer reading there)")
     print(f"wrote {args.out}")
     return 0
 
