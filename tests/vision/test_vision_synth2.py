@@ -280,6 +280,25 @@ def test_a_glare_cell_whose_top_is_clipped_white_is_not_read_by_the_network() ->
     assert _confident_errors(truth, dict(reading.grids)) == 0
 
 
+def test_on_a_print_calibration_kept_as_clipped_white_the_network_reads_the_glare_cells() -> None:
+    # Development seed 509, photo 94 at 12 MP: every grid's print is too pale for the exposure and clips white in
+    # each photo of the empty board; calibration keeps it as a lower bound (Template.clipped_print). Every empty
+    # cell and tooth there is glare to the rules; the network, sure at GLARE_PALE_ACCEPT where the rules cannot
+    # tell, reads them, white tops too (a tooth's top on that print is as white as the print).
+    from vision.reader import GLARE_ALONE_ACCEPT, GLARE_PALE_ACCEPT, GLARE_WHITE_MAX
+
+    image, truth, fitted = _calibrated_photo(509, 94, (4000, 3000))
+    assert set(fitted.clipped_print) == set(GEAR_GRIDS)
+    reading = read_board(image, fitted)
+    decided = [c for c in reading.cells if "glare_rules" in c.features and c.label != "?"]
+    assert len(decided) >= 15
+    assert all(c.label == truth[c.grid][c.row][c.col] for c in decided)
+    # Most of them the network alone could not have read on a print not clipped white.
+    assert sum(c.features["white"] >= GLARE_WHITE_MAX or c.confidence < GLARE_ALONE_ACCEPT for c in decided) >= 10
+    assert all(c.confidence >= GLARE_PALE_ACCEPT for c in decided)
+    assert _confident_errors(truth, dict(reading.grids)) == 0
+
+
 def test_stickers_lit_unlike_the_board_are_a_warning_not_another_board() -> None:
     # Development seed 510, photo 55: a board read with its own calibration, the stickers in other light than
     # the grids, so the print measured against them is 15-25 Lab units off its calibration. The checks that do
