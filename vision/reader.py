@@ -373,6 +373,14 @@ class _Rectified:
         mean = LINEAR_LUT[px[:, ::-1]].mean(axis=0)
         return np.asarray(mean, dtype=np.float32), float(np.mean(peak >= GLARE_LEVEL)), bool(peak.min() > 0)
 
+    def trimmed_mean(self, sl: tuple[slice, slice]) -> F32:
+        """Per channel, the mean linear RGB of the region's pixels between their BAND_TRIM and 1 - BAND_TRIM
+        quantiles: a thin line across the region, lighter or darker than the print, clipped or not, does not move
+        it."""
+        lin = np.sort(LINEAR_LUT[self.raw[sl].reshape(-1, 3)[:, ::-1]], axis=0)
+        cut = int(len(lin) * BAND_TRIM)
+        return np.asarray(lin[cut: max(len(lin) - cut, cut + 1)].mean(axis=0), dtype=np.float32)
+
     def white_clipped(self, sl: tuple[slice, slice]) -> float:
         """The fraction of the region clipped in every channel (white: no colour left to measure)."""
         px = self.raw[sl]
@@ -402,13 +410,29 @@ class _BandSample:
     x: float
     y: float
     rgb: F32
+    #: A band piece's plain mean light where ``rgb`` is a trimmed one, for the shadows seen on the print
+    #: (_observed_shadows: a shadow over part of a piece darkens it in proportion) ...
+    plain: F32 | None = None
+    #: ... which a piece with clipped pixels does not show.
+    clipped: bool = False
 
 
 def _band_samples(rect: _Rectified, grid: Grid, pose: Pose, cube: float,
                   all_grids: Sequence[Grid]) -> list[_BandSample]:
     """The empty print just outside the grid, in short pieces, skipping pieces a cube could lean into,
     pieces that fall on another grid (the two weapon grids touch) and pieces clipped by glare."""
-    return [s for s, clipped in _band_pieces(rect, grid, pose, cube, all_grids) if clipped <= 0.01]
+    return [s for s, clipped in _band_pieces(rect, grid, pose, cube, all_grids) if clipped <= BAND_CLIPPED_MAX]
+
+
+#: A band piece is the print's light only while at most this fraction of it is clipped; its light is a trimmed mean
+#: (_Rectified.trimmed_mean, BAND_TRIM), so a thin clipped line across it (a pale frame printed around a grid:
+#: 5-15 % of a piece on development seed 510, photo 2, where it left two grids unread) does not count, in the
+#: photo of the empty board as in the photo read (their ratio is the grid's print).
+BAND_CLIPPED_MAX = 0.25
+#: The fraction of a band piece's lightest pixels, and of its darkest, left out of its light.
+BAND_TRIM = 0.25
+#: A band piece with more than this fraction of its pixels clipped shows no shadow (_BandSample.clipped).
+SHADOW_PIECE_CLIPPED = 0.01
 
 
 def _band_pieces(rect: _Rectified, grid: Grid, pose: Pose, cube: float,
@@ -450,7 +474,8 @@ def _band_pieces(rect: _Rectified, grid: Grid, pose: Pose, cube: float,
             continue
         mean, clipped, inside = rect.stats(sl)
         if inside:
-            out.append((_BandSample((x0 + x1) / 2, (y0 + y1) / 2, mean), clipped))
+            out.append((_BandSample((x0 + x1) / 2, (y0 + y1) / 2, rect.trimmed_mean(sl), mean,
+                                    clipped > SHADOW_PIECE_CLIPPED), clipped))
     return out
 
 
@@ -1800,7 +1825,8 @@ def _observed_shadows(bands: Mapping[str, list[_BandSample]], board_lab: F32) ->
     they take the other light's colour, and that is what a dark cube must not be mistaken for."""
     board_rgb = lab_to_linear_rgb(board_lab)
     found = []
-    for samples in bands.values():
+    for band in bands.values():
+        samples = [_BandSample(s.x, s.y, s.rgb if s.plain is None else s.plain) for s in band if not s.clipped]
         for i, s in enumerate(samples):
             ref = _local_reference(samples[:i] + samples[i + 1:], s.x, s.y)
             if ref is None:
@@ -2394,7 +2420,9 @@ def _calibrated_bands(template: Template, bands: Mapping[str, list[_BandSample]]
         if name not in bands:
             continue
         factors = {(round(x * 2), round(y * 2)): np.array(k, dtype=np.float32) for x, y, *k in pieces}
-        scaled = [_BandSample(s.x, s.y, np.asarray(s.rgb * factors[key], dtype=np.float32))
+        scaled = [_BandSample(s.x, s.y, np.asarray(s.rgb * factors[key], dtype=np.float32),
+                              None if s.plain is None else np.asarray(s.plain * factors[key], dtype=np.float32),
+                              s.clipped)
                   for s in bands[name] if (key := (round(s.x * 2), round(s.y * 2))) in factors]
         if len(scaled) >= 3:
             out[name] = scaled
@@ -2480,7 +2508,7 @@ def measure_print(image: U8, template: Template) -> PrintCalibration:
     rect = _Rectified(image, loc.hom, _grid_box(template, 7.0), float(np.clip(_image_ppm(loc.hom, template), 2.0, 6.0)))
     grids_ = template.gear_grids
     band_pieces = {g.name: _band_pieces(rect, g, loc.pose, template.cube_mm, grids_) for g in grids_}
-    bands = {name: [s for s, clipped in pieces if clipped <= 0.01] for name, pieces in band_pieces.items()}
+    bands = {name: [s for s, clipped in pieces if clipped <= BAND_CLIPPED_MAX] for name, pieces in band_pieces.items()}
     board = _board_colour(refs, loc, template, [s for b in bands.values() for s in b])
     if board is None:
         raise PhotoError("too little of the board's print around the grids is in view")
@@ -2509,7 +2537,7 @@ def measure_print(image: U8, template: Template) -> PrintCalibration:
                               "for the camera's exposure): move the light or lower the exposure"
                               if clipped_cells >= CLIPPED_PRINT * g.rows * g.cols else
                               f"the {g.name} grid's print is not seen well (hidden, or out of the photo)")
-            band_clipped = sum(clipped > 0.01 for _, clipped in band_pieces[g.name])
+            band_clipped = sum(clipped > BAND_CLIPPED_MAX for _, clipped in band_pieces[g.name])
             lower = _board_colour(refs, loc, template, every) if len(every) >= 3 else None
             if (lower is not None and clipped_cells >= CLIPPED_ALL_OVER * len(every) and len(bands[g.name]) >= 3
                     and band_clipped <= CLIPPED_BAND_MAX * len(band_pieces[g.name])):

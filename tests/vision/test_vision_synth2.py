@@ -244,10 +244,10 @@ def test_glare_on_a_calibrated_grid_is_read_where_the_rules_and_the_network_agre
 
 
 def test_on_a_calibrated_grid_every_rule_answer_needs_the_networks_assent() -> None:
-    # Development seed 509, photo 67, weapon_left[2][4]: a metal cube the rules read as a tooth at 0.83,
-    # sure enough to pass unchecked on the template's board. On a calibrated grid (a board neither reader was
-    # tuned on) every rule answer is cross-checked and needs the network's CALIBRATED_DISAGREE_BELOW; the
-    # network gives a tooth there about 0.5: '?'.
+    # Development seed 509, photo 67, weapon_left[2][4]: a metal cube the rules read as a tooth (at 0.83, sure
+    # enough to pass unchecked on the template's board, until band pieces were measured by a trimmed mean; 0.78
+    # since). On a calibrated grid (a board neither reader was tuned on) every rule answer is cross-checked and
+    # needs the network's CALIBRATED_DISAGREE_BELOW; the network gives a tooth there about 0.5: '?'.
     # The same photo's weapon_left[2][2] is empty with a board's own texture inside it: the edge check doubts
     # it, and the network, sure it is empty, lifts the doubt.
     from vision.reader import CALIBRATED_DISAGREE_BELOW, DISAGREE_REASON, EDGES_REASON
@@ -256,7 +256,7 @@ def test_on_a_calibrated_grid_every_rule_answer_needs_the_networks_assent() -> N
     rules = {(c.grid, c.row, c.col): c for c in read_board(image, fitted, net=False).cells}
     both = {(c.grid, c.row, c.col): c for c in read_board(image, fitted).cells}
     key = ("weapon_left", 2, 4)
-    assert truth["weapon_left"][2][4] == "M" and rules[key].label == "T" and rules[key].confidence >= 0.8
+    assert truth["weapon_left"][2][4] == "M" and rules[key].label == "T" and rules[key].confidence >= 0.75
     assert both[key].label == "?" and both[key].reason == DISAGREE_REASON
     assert both[key].features["net_agree"] < CALIBRATED_DISAGREE_BELOW
     key = ("weapon_left", 2, 2)
@@ -296,6 +296,22 @@ def test_on_a_print_calibration_kept_as_clipped_white_the_network_reads_the_glar
     # Most of them the network alone could not have read on a print not clipped white.
     assert sum(c.features["white"] >= GLARE_WHITE_MAX or c.confidence < GLARE_ALONE_ACCEPT for c in decided) >= 10
     assert all(c.confidence >= GLARE_PALE_ACCEPT for c in decided)
+    assert _confident_errors(truth, dict(reading.grids)) == 0
+
+
+def test_a_pale_frame_clipped_across_the_band_does_not_leave_its_grids_unread() -> None:
+    # Development seed 510, photo 2: a pale frame printed around the helmet and the left weapon grid clips white
+    # in this light, across every piece of the band around them (5-15 % of each piece). Band pieces with any
+    # clipped pixel were left out, so both grids had no print to read against (all '?'). A band piece's light is
+    # now a trimmed mean (BAND_TRIM), in the photo of the empty board as here, and a thin line does not count.
+    from vision.reader import BAND_CLIPPED_MAX, BAND_TRIM
+
+    assert BAND_TRIM >= 0.15 and BAND_CLIPPED_MAX >= 0.15
+    image, truth, fitted = _calibrated_photo(510, 2)
+    reading = read_board(image, fitted)
+    framed = [c for c in reading.cells if c.grid in ("helmet", "weapon_left")]
+    assert sum(c.label == truth[c.grid][c.row][c.col] for c in framed) >= 15
+    assert not any(c.reason == "the board around this grid is hidden" for c in reading.cells)
     assert _confident_errors(truth, dict(reading.grids)) == 0
 
 
