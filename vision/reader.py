@@ -2486,12 +2486,13 @@ RATIO_CELLS = 3
 #: grid's print was not measured because it is clipped white, not because it is hidden.
 CLIPPED_PRINT = 0.5
 #: A grid's print is clipped all over (a pale print, not a glare spot) when at least this fraction of its
-#: cells in the photo are clipped and at most CLIPPED_BAND_MAX of the band pieces around it are (a glare
-#: spot's halo clips the print around the grid too). On second-renderer development seeds 508, 509 and 514 every
-#: calibration photo that clipped a whole board's print clipped every cell of it, and up to 17 % of a grid's
-#: band (its pale print's light spilling over); the tests' glare spots over a grid clip 40-65 % of its band.
+#: cells in the photo are clipped and at most PALE_BAND_CLIPPED_MAX of the band pieces around it are clipped
+#: (more than BAND_CLIPPED_MAX of each: a glare spot's halo clips the print around the grid too). On
+#: second-renderer development seeds 508, 509 and 514 every calibration photo that clipped a whole board's print
+#: clipped every cell of it, and up to 9 % of a grid's band pieces (its pale print's light spilling over); the
+#: tests' glare spots over a grid clip 37-58 % of them.
 CLIPPED_ALL_OVER = 0.9
-CLIPPED_BAND_MAX = 0.25
+PALE_BAND_CLIPPED_MAX = 0.25
 
 
 def measure_print(image: U8, template: Template) -> PrintCalibration:
@@ -2540,7 +2541,7 @@ def measure_print(image: U8, template: Template) -> PrintCalibration:
             band_clipped = sum(clipped > BAND_CLIPPED_MAX for _, clipped in band_pieces[g.name])
             lower = _board_colour(refs, loc, template, every) if len(every) >= 3 else None
             if (lower is not None and clipped_cells >= CLIPPED_ALL_OVER * len(every) and len(bands[g.name]) >= 3
-                    and band_clipped <= CLIPPED_BAND_MAX * len(band_pieces[g.name])):
+                    and band_clipped <= PALE_BAND_CLIPPED_MAX * len(band_pieces[g.name])):
                 clipped_all_over[g.name] = ((float(lower[0]), float(lower[1]), float(lower[2])),
                                             _print_over_band(every, bands[g.name]))
             continue
