@@ -236,6 +236,26 @@ def test_on_a_calibrated_grid_the_network_may_only_give_the_material_the_rules_r
     assert _leaning_allows(no_ranking, ".", calibrated=True) and _leaning_allows(no_ranking, "W", calibrated=True)
 
 
+def test_an_empty_cell_the_network_read_over_the_rules_stands_past_the_edge_check_on_its_own_answer() -> None:
+    # Development seed 509, photo 92 (12 MP, as the benchmark reads it): the rules read weapon_left[1][4] as metal,
+    # the network, sure it is empty (0.998), overruled them (NET_ALONE_ACCEPT); then the edge check doubted the
+    # empty reading, and its second look took the network's agreement with the rules' metal (0.002) for its
+    # certainty that the cell is empty: '?'. It takes the network's own answer.
+    from types import SimpleNamespace
+    from typing import Any, cast
+
+    from vision.reader import EDGES_REASON, Cell, _edges_second_look
+
+    key = ("weapon_left", 1, 4)
+    ref = {"ref_r": 0.2, "ref_g": 0.2, "ref_b": 0.2}
+    before = {key: Cell(*key, ".", 0.998, "", {**ref, "rules_label": 1.0, "net_best": 3.0, "net_p": 0.998,
+                                                  "net_agree": 0.002})}
+    vetoed = {key: Cell(*key, "?", 0.0, EDGES_REASON, dict(ref))}
+    read = cast(Any, SimpleNamespace(calibrated=frozenset({"weapon_left"})))
+    out = _edges_second_look(before, vetoed, read, load_template(), cast(Any, None))
+    assert out[key].label == "." and out[key].features["net_p"] >= 0.99
+
+
 def test_a_tooth_on_a_print_deep_in_one_colour_is_not_vouched_for() -> None:
     # game-data.md, cubes: a dragon tooth is white, wood brown (some pale). Development seed 510, photo 43 (12 MP):
     # on a deep blue calibrated print a pale wood cube read as a tooth with confidence 1.0, its red extrapolated
