@@ -94,6 +94,9 @@ class Template:
     #: Grids whose print calibration saw clipped white all over in two photos (a print too pale for the camera's
     #: exposure): their grid_lab and band_ratio are lower bounds, measured from the clipped pixels.
     clipped_print: tuple[str, ...] = ()
+    #: Grids whose printed lines calibration did not find in two photos (lines too faint to fit): they keep the
+    #: template's place.
+    faint_lines: tuple[str, ...] = ()
 
     @property
     def gear_grids(self) -> tuple[Grid, ...]:
@@ -112,6 +115,7 @@ class Template:
             **({"band_ratio": {k: [[round(v, 3) for v in piece] for piece in pieces]
                                for k, pieces in self.band_ratio.items()}} if self.band_ratio else {}),
             **({"clipped_print": list(self.clipped_print)} if self.clipped_print else {}),
+            **({"faint_lines": list(self.faint_lines)} if self.faint_lines else {}),
             "markers": {
                 "dictionary": self.markers.dictionary,
                 "size_mm": self.markers.size_mm,
@@ -195,10 +199,13 @@ def template_from_json(data: Any, pack: Boards | None = None) -> Template:
             band_ratio[str(gname)] = tuple(
                 tuple(_number(f"band_ratio.{gname}[{i}][{j}]", v, positive=j >= 2) for j, v in enumerate(p))
                 for i, p in enumerate(pieces))
-    clipped_print = data.get("clipped_print", [])
-    if not isinstance(clipped_print, list) or not all(name in GEAR_GRIDS for name in clipped_print):
-        raise TemplateError(f"clipped_print: expected a list of gear grid names ({', '.join(GEAR_GRIDS)}), "
-                            f"got {clipped_print!r}")
+    per_grid_lists = {}
+    for field_name in ("clipped_print", "faint_lines"):
+        names = data.get(field_name, [])
+        if not isinstance(names, list) or not all(name in GEAR_GRIDS for name in names):
+            raise TemplateError(f"{field_name}: expected a list of gear grid names ({', '.join(GEAR_GRIDS)}), "
+                                f"got {names!r}")
+        per_grid_lists[field_name] = tuple(names)
     status = data.get("status", "assumed")
     if not isinstance(status, str):
         raise TemplateError(f"status: expected text, got {status!r}")
@@ -257,7 +264,8 @@ def template_from_json(data: Any, pack: Boards | None = None) -> Template:
         if unknown:
             raise TemplateError(f"{field_name}: no grid named {', '.join(unknown)}")
     return Template(name, board if spec is None else spec.name, board_mm, markers, grids, cube_mm, status,
-                    board_lab, grid_lab, band_ratio, tuple(clipped_print))  # type: ignore[arg-type]
+                    board_lab, grid_lab, band_ratio, per_grid_lists["clipped_print"],  # type: ignore[arg-type]
+                    per_grid_lists["faint_lines"])
 
 
 def load_template(path: str | Path | None = None, pack: Boards | None = None) -> Template:

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from vision_photos import SMALL, board_photo, empty_gear, glare_over, pale_print, run_cli
+from vision_photos import SMALL, board_photo, empty_gear, faint_lines, glare_over, pale_print, run_cli
 
 from vision.calibrate import CalibrationError, calibrate
 from vision.reader import load_photo
@@ -155,3 +155,43 @@ def test_the_fitted_cell_size_stays_near_the_templates(tmp_path: Path) -> None:
         fitted = error.partial.template
     for name, grid in fitted.grids.items():
         assert grid.cell_mm <= small.grids[name].cell_mm * (1 + CELL_RANGE) + 1e-9, name
+
+
+def test_grid_lines_too_faint_to_fit_in_a_retake_too_keep_the_templates_place(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A grid printed with lines too faint to fit: the first photo of the empty board asks for a retake (the
+    board may have been out of view); a retake that does not show them either keeps the template's place for
+    that grid (FAINT_LINES), the others fitted and every print measured. A photo that shows no grid's lines is no
+    calibration, however often it is taken."""
+    base = load_template()
+    cond = Conditions(size=(2400, 1800), mixed_light=0.0, occluder_shadow=0.0, glare=0.0)
+    photo, _ = board_photo(tmp_path, 37, gear=empty_gear(base), conditions=cond, template=base)
+    first = faint_lines(photo, tmp_path / "faint-1.png", ["helmet"])
+
+    with pytest.raises(CalibrationError) as asked:
+        calibrate(load_photo(first), base)
+    assert "lines of the helmet grid were not found" in str(asked.value) and "too faint" in str(asked.value)
+    partial = asked.value.partial
+    assert partial is not None and partial.faint == frozenset({"helmet"}) and "helmet" not in partial.done
+
+    fitted = calibrate(load_photo(first), base, earlier=partial)
+    assert "helmet grid(s) were too faint to fit" in fitted.status and fitted.faint_lines == ("helmet",)
+    assert fitted.grids["helmet"] == base.grids["helmet"]
+    assert fitted.grid_lab is not None and "helmet" in fitted.grid_lab
+    assert template_from_json(json.loads(json.dumps(fitted.to_json()))).faint_lines == ("helmet",)
+    # The lines showing in the retake: fitted as usual.
+    shown = calibrate(load_photo(photo), base, earlier=partial)
+    assert "too faint" not in shown.status and shown.faint_lines == ()
+    # The command line says so.
+    code, text, err = run_cli(["vision", "calibrate", str(first), str(first), "--out", str(tmp_path / "f.json")],
+                              capsys)
+    assert code == 0, err
+    assert "helmet grid lines too faint to fit" in text
+    assert json.loads((tmp_path / "f.json").read_text())["faint_lines"] == ["helmet"]
+
+    blank = faint_lines(photo, tmp_path / "blank.png", GEAR_GRIDS)
+    with pytest.raises(CalibrationError) as none:
+        calibrate(load_photo(blank), base)
+    assert none.value.partial is not None and "too faint" not in str(none.value)
+    with pytest.raises(CalibrationError, match="were not found"):
+        calibrate(load_photo(blank), base, earlier=none.value.partial)

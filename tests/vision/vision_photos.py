@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -86,5 +87,28 @@ def pale_print(photo: Path, out: Path, gain: float, template: Any = None) -> Pat
         cv2.fillConvexPoly(mask, cv2.perspectiveTransform(corners, loc.hom).reshape(4, 2).astype(np.int32), 1)
     lit = np.clip(image.astype(np.float32) * gain, 0, 255).astype(np.uint8)
     image[mask > 0] = lit[mask > 0]
+    cv2.imwrite(str(out), image)
+    return out
+
+
+def faint_lines(photo: Path, out: Path, grids: Sequence[str], template: Any = None) -> Path:
+    """A copy of ``photo`` whose ``grids`` have no printed lines left to see: each grid's rectangle, a few mm
+    beyond its outline, smoothed by a median wide enough to wipe out thin lines (the print's colour stays)."""
+    import cv2
+
+    from vision.reader import load_photo, locate
+
+    template = template or load_template()
+    image = load_photo(photo)
+    loc = locate(image, template)
+    mask = np.zeros(image.shape[:2], dtype=np.uint8)
+    for name in grids:
+        g = template.grids[name]
+        (x0, y0), (w, h) = g.origin_mm, g.size_mm
+        x0, y0, w, h = x0 - 3, y0 - 3, w + 6, h + 6
+        corners = np.array([[[x0, y0]], [[x0 + w, y0]], [[x0 + w, y0 + h]], [[x0, y0 + h]]], dtype=np.float64)
+        cv2.fillConvexPoly(mask, cv2.perspectiveTransform(corners, loc.hom).reshape(4, 2).astype(np.int32), 1)
+    smooth = cv2.medianBlur(image, 31)
+    image[mask > 0] = smooth[mask > 0]
     cv2.imwrite(str(out), image)
     return out

@@ -118,6 +118,9 @@ def set_up_camera(source: str, board: str, pack: DataPack, earlier: Partial | No
     if fitted.clipped_print:
         lines += (f"the {', '.join(fitted.clipped_print)} print clipped white in two photos: kept as at least that "
                   "light (lower the camera's exposure and set up again for a surer reading there)",)
+    if fitted.faint_lines:
+        lines += (f"the {', '.join(fitted.faint_lines)} grid lines too faint to fit in two photos: kept where the "
+                  "shipped template puts them",)
     return CameraSetup(path, lines)
 
 

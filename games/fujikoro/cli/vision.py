@@ -159,6 +159,9 @@ def _calibrate(args: argparse.Namespace) -> int:
     if fitted.clipped_print:
         print(f"the {', '.join(fitted.clipped_print)} print clipped white in two photos: kept as at least that light "
               "(lower the camera's exposure and calibrate again for a surer reading there)")
+    if fitted.faint_lines:
+        print(f"the {', '.join(fitted.faint_lines)} grid lines too faint to fit in two photos: kept where the "
+              "template puts them")
     print(f"wrote {args.out}")
     return 0
 
