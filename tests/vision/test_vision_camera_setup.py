@@ -11,7 +11,7 @@ import pytest
 from kivy.clock import Clock
 from kivy.event import EventDispatcher
 from kivy.properties import ListProperty, ObjectProperty, StringProperty
-from vision_photos import SMALL, board_photo, empty_gear, glare_over
+from vision_photos import SMALL, board_photo, empty_gear, faint_lines, glare_over
 
 from games.fujikoro.app import photos
 from games.fujikoro.pack import default_pack
@@ -59,6 +59,20 @@ def test_set_up_camera_keeps_the_fitted_template_per_board_and_reads_with_it(tmp
     for name, rows in reading.grids.items():
         for want_row, got_row in zip(truth[name], rows, strict=True):
             assert all(g in (w, "?") for w, g in zip(want_row, got_row, strict=True))
+
+
+def test_set_up_says_which_grid_lines_were_too_faint_and_kept_in_the_templates_place(tmp_path: Path,
+                                                                                      config: Path) -> None:
+    template = load_template()
+    cond = Conditions(size=(2400, 1800), mixed_light=0.0, occluder_shadow=0.0, glare=0.0)
+    empty, _ = board_photo(tmp_path, 64, gear=empty_gear(template), conditions=cond)
+    faint = str(faint_lines(empty, tmp_path / "faint.png", ["sandals"]))
+    with pytest.raises(photos.CameraSetupIncomplete) as asked:
+        photos.set_up_camera(faint, "symmetric", PACK)
+    assert "sandals" in str(asked.value)
+    setup = photos.set_up_camera(faint, "symmetric", PACK, earlier=asked.value.partial)
+    assert any("sandals grid lines too faint to fit" in line for line in setup.lines)
+    assert photos.board_template("symmetric", PACK).faint_lines == ("sandals",)
 
 
 def test_gear_model_walks_the_group_through_the_set_up(tmp_path: Path, config: Path) -> None:
