@@ -69,22 +69,31 @@ def glare_over(photo: Path, grid: str, out: Path, template: Any = None) -> Path:
     return out
 
 
+def _grids_in_photo(photo: Path, grids: Sequence[str], template: Any, margin_mm: float = 0.0
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """The photo, and a mask of the given grids' rectangles in it (``margin_mm`` beyond each outline)."""
+    import cv2
+
+    from vision.reader import load_photo, locate
+
+    image = load_photo(photo)
+    loc = locate(image, template)
+    mask = np.zeros(image.shape[:2], dtype=np.uint8)
+    for name in grids:
+        g = template.grids[name]
+        (x0, y0), (w, h) = g.origin_mm, g.size_mm
+        x0, y0, w, h = x0 - margin_mm, y0 - margin_mm, w + 2 * margin_mm, h + 2 * margin_mm
+        corners = np.array([[[x0, y0]], [[x0 + w, y0]], [[x0 + w, y0 + h]], [[x0, y0 + h]]], dtype=np.float64)
+        cv2.fillConvexPoly(mask, cv2.perspectiveTransform(corners, loc.hom).reshape(4, 2).astype(np.int32), 1)
+    return image, mask
+
+
 def pale_print(photo: Path, out: Path, gain: float, template: Any = None) -> Path:
     """A copy of ``photo`` with every gear grid's print (the grid's rectangle, lines and all) ``gain`` times as
     light, clipped at white: a print too pale for the camera's exposure, the print around the grids as it was."""
     import cv2
 
-    from vision.reader import load_photo, locate
-
-    template = template or load_template()
-    image = load_photo(photo)
-    loc = locate(image, template)
-    mask = np.zeros(image.shape[:2], dtype=np.uint8)
-    for name in GEAR_GRIDS:
-        g = template.grids[name]
-        (x0, y0), (w, h) = g.origin_mm, g.size_mm
-        corners = np.array([[[x0, y0]], [[x0 + w, y0]], [[x0 + w, y0 + h]], [[x0, y0 + h]]], dtype=np.float64)
-        cv2.fillConvexPoly(mask, cv2.perspectiveTransform(corners, loc.hom).reshape(4, 2).astype(np.int32), 1)
+    image, mask = _grids_in_photo(photo, GEAR_GRIDS, template or load_template())
     lit = np.clip(image.astype(np.float32) * gain, 0, 255).astype(np.uint8)
     image[mask > 0] = lit[mask > 0]
     cv2.imwrite(str(out), image)
@@ -92,22 +101,11 @@ def pale_print(photo: Path, out: Path, gain: float, template: Any = None) -> Pat
 
 
 def faint_lines(photo: Path, out: Path, grids: Sequence[str], template: Any = None) -> Path:
-    """A copy of ``photo`` whose ``grids`` have no printed lines left to see: each grid's rectangle, a few mm
+    """A copy of ``photo`` whose ``grids`` have no printed lines left to see: each grid's rectangle, 3 mm
     beyond its outline, smoothed by a median wide enough to wipe out thin lines (the print's colour stays)."""
     import cv2
 
-    from vision.reader import load_photo, locate
-
-    template = template or load_template()
-    image = load_photo(photo)
-    loc = locate(image, template)
-    mask = np.zeros(image.shape[:2], dtype=np.uint8)
-    for name in grids:
-        g = template.grids[name]
-        (x0, y0), (w, h) = g.origin_mm, g.size_mm
-        x0, y0, w, h = x0 - 3, y0 - 3, w + 6, h + 6
-        corners = np.array([[[x0, y0]], [[x0 + w, y0]], [[x0 + w, y0 + h]], [[x0, y0 + h]]], dtype=np.float64)
-        cv2.fillConvexPoly(mask, cv2.perspectiveTransform(corners, loc.hom).reshape(4, 2).astype(np.int32), 1)
+    image, mask = _grids_in_photo(photo, grids, template or load_template(), margin_mm=3.0)
     smooth = cv2.medianBlur(image, 31)
     image[mask > 0] = smooth[mask > 0]
     cv2.imwrite(str(out), image)
