@@ -36,8 +36,8 @@ LINE_SCORE_MIN = 0.04
 #: grids' lines showed) is printed with lines too faint to fit, not hidden (a hidden grid's print is caught by
 #: measure_print): it keeps the template's place, and the reader places it by its lines in each photo as it
 #: does an uncalibrated grid. On the second renderer's development seeds 510, 511 and 513 such grids (line
-#: scores 0.02-0.04) failed three boards' calibration in every photo; their fits landed within 0.5 mm of the
-#: template's place where the score was 0.03 or more, and 4-6 mm off below it.
+#: scores 0.02-0.04) failed three boards' calibration in every photo; their fits landed within 0.8 mm of the
+#: template's place where the score was 0.03 or more, and 4-7 mm off below it.
 FAINT_LINES = True
 
 
