@@ -1383,13 +1383,20 @@ def _leaning_allows(cell: Cell, label: str, calibrated: bool) -> bool:
     """Whether the network's answer for an undecided cell may stand: on a calibrated grid (a board the network
     never saw), a cell whose top the rules found unlike the print and ranked against the materials takes the
     network's answer only where it is the material the rules' colours ranked first and the top is as light as a
-    cube's can be (on development photos the network alone called a pale metal cube a tooth, and a shaded one
-    empty, at p >= 0.99; and, with the rules ranking metal first, print in a deep shadow metal)."""
+    cube's can be (an earlier network, before the print's colour was among its inputs, alone called a pale metal
+    cube a tooth, and a shaded one empty, at p >= 0.99; and, with the rules ranking metal first, print in a deep
+    shadow metal). Below NET_ALONE_ACCEPT, that is; at or above it only the light floor holds
+    (_darker_than_a_cube)."""
     if not calibrated or "best" not in cell.features:
         return True
     best = int(cell.features["best"])
     # A top darker than any cube's is print in a deep shadow, whatever material it ranks nearest.
     return best >= 0 and "WMT"[best] == label and cell.features.get("L", CUBE_L_MIN) >= CUBE_L_MIN
+
+
+def _darker_than_a_cube(cell: Cell, label: str) -> bool:
+    """Whether a cube label is given to a top darker than any cube's (print in a deep shadow; CUBE_L_MIN)."""
+    return label in "WMT" and "best" in cell.features and cell.features.get("L", CUBE_L_MIN) < CUBE_L_MIN
 
 
 def _glare_allows(cell: Cell, label: str, p: float, pale: bool = False) -> bool:
@@ -1435,7 +1442,8 @@ def _second_look(read: _CellsRead, template: Template, model: CellNet, *,
         best = int(np.argmax(p))
         feats = {**cell.features, "net_p": float(p[best]), "net_best": float(best)}
         calibrated = key[0] in read.calibrated
-        alone = calibrated and cell.reason != "glare" and p[best] >= NET_ALONE_ACCEPT
+        alone = (calibrated and familiar(key) and cell.reason != "glare" and p[best] >= NET_ALONE_ACCEPT
+                 and not _darker_than_a_cube(cell, cellnet.LABELS[best]))
         if i >= len(undecided):
             agree = float(p[cellnet.LABELS.index(cell.label)])
             feats["net_agree"] = agree

@@ -202,9 +202,9 @@ def template_from_json(data: Any, pack: Boards | None = None) -> Template:
     per_grid_lists = {}
     for field_name in ("clipped_print", "faint_lines"):
         names = data.get(field_name, [])
-        if not isinstance(names, list) or not all(name in GEAR_GRIDS for name in names):
-            raise TemplateError(f"{field_name}: expected a list of gear grid names ({', '.join(GEAR_GRIDS)}), "
-                                f"got {names!r}")
+        if not isinstance(names, list) or not all(name in GEAR_GRIDS + OPTIONAL_GRIDS for name in names):
+            raise TemplateError(f"{field_name}: expected a list of grid names "
+                                f"({', '.join(GEAR_GRIDS + OPTIONAL_GRIDS)}), got {names!r}")
         per_grid_lists[field_name] = tuple(names)
     status = data.get("status", "assumed")
     if not isinstance(status, str):
@@ -259,7 +259,8 @@ def template_from_json(data: Any, pack: Boards | None = None) -> Template:
     missing = [g for g in GEAR_GRIDS if g not in grids]
     if missing:
         raise TemplateError(f"grids: missing {', '.join(missing)}")
-    for field_name, per_grid in (("grid_lab", grid_lab), ("band_ratio", band_ratio)):
+    for field_name, per_grid in (("grid_lab", grid_lab), ("band_ratio", band_ratio),
+                                 *((k, dict.fromkeys(v)) for k, v in per_grid_lists.items())):
         unknown = sorted(set(per_grid or {}) - set(grids))
         if unknown:
             raise TemplateError(f"{field_name}: no grid named {', '.join(unknown)}")

@@ -161,12 +161,13 @@ def test_grid_lines_too_faint_to_fit_in_a_retake_too_keep_the_templates_place(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A grid printed with lines too faint to fit: the first photo of the empty board asks for a retake (the
     board may have been out of view); a retake that does not show them either keeps the template's place for
-    that grid (FAINT_LINES), the others fitted and every print measured. A photo that shows no grid's lines is no
-    calibration, however often it is taken."""
+    that grid (FAINT_LINES), the others fitted and every print measured. A grid with a card over it (no inner
+    line where the grid should be, FAINT_CONTRAST_MIN) is asked for again, however often; so is a photo that
+    shows no grid's lines."""
     base = load_template()
     cond = Conditions(size=(2400, 1800), mixed_light=0.0, occluder_shadow=0.0, glare=0.0)
     photo, _ = board_photo(tmp_path, 37, gear=empty_gear(base), conditions=cond, template=base)
-    first = faint_lines(photo, tmp_path / "faint-1.png", ["helmet"])
+    first = faint_lines(photo, tmp_path / "faint-1.png", ["helmet"], left=0.06)
 
     with pytest.raises(CalibrationError) as asked:
         calibrate(load_photo(first), base)
@@ -189,7 +190,15 @@ def test_grid_lines_too_faint_to_fit_in_a_retake_too_keep_the_templates_place(
     assert "helmet grid lines too faint to fit" in text
     assert json.loads((tmp_path / "f.json").read_text())["faint_lines"] == ["helmet"]
 
-    blank = faint_lines(photo, tmp_path / "blank.png", GEAR_GRIDS)
+    # A plain card over the helmet: no line fits well, and there is no inner line under it either.
+    card = faint_lines(photo, tmp_path / "card.png", ["helmet"], colour=(40, 120, 200))
+    with pytest.raises(CalibrationError) as covered:
+        calibrate(load_photo(card), base)
+    assert covered.value.partial is not None and not covered.value.partial.faint
+    with pytest.raises(CalibrationError, match="helmet"):
+        calibrate(load_photo(card), base, earlier=covered.value.partial)
+
+    blank = faint_lines(photo, tmp_path / "blank.png", GEAR_GRIDS, left=0.0)
     with pytest.raises(CalibrationError) as none:
         calibrate(load_photo(blank), base)
     assert none.value.partial is not None and "too faint" not in str(none.value)

@@ -66,7 +66,7 @@ def test_set_up_says_which_grid_lines_were_too_faint_and_kept_in_the_templates_p
     template = load_template()
     cond = Conditions(size=(2400, 1800), mixed_light=0.0, occluder_shadow=0.0, glare=0.0)
     empty, _ = board_photo(tmp_path, 64, gear=empty_gear(template), conditions=cond)
-    faint = str(faint_lines(empty, tmp_path / "faint.png", ["sandals"]))
+    faint = str(faint_lines(empty, tmp_path / "faint.png", ["sandals"], left=0.06))
     with pytest.raises(photos.CameraSetupIncomplete) as asked:
         photos.set_up_camera(faint, "symmetric", PACK)
     assert "sandals" in str(asked.value)

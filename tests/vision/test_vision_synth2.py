@@ -341,7 +341,7 @@ def test_on_a_calibrated_grid_the_network_sure_at_net_alone_accept_decides_past_
     image, truth, fitted = _calibrated_photo(509, 73, (4000, 3000))
     rules = {(c.grid, c.row, c.col): c for c in read_board(image, fitted, net=False).cells}
     reading = read_board(image, fitted)
-    overruled = [c for c in reading.cells if "rules_label" in c.features]
+    overruled = [c for c in reading.cells if "rules_label" in c.features and c.label != "?"]
     assert len(overruled) >= 2
     for cell in overruled:
         key = (cell.grid, cell.row, cell.col)

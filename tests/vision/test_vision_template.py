@@ -86,3 +86,21 @@ def test_calibrated_print_fields_round_trip_and_are_checked() -> None:
     data["band_ratio"] = {"helmet": [[1.0, 2.0, 0.5, 0.4]]}
     with pytest.raises(TemplateError, match="band_ratio.helmet"):
         template_from_json(data)
+
+
+def test_the_grid_lists_calibration_writes_name_grids_the_template_has() -> None:
+    # clipped_print and faint_lines (calibration's lists of grids) may name the optional backpack grid when the
+    # template has one: a user template with a backpack must load again after calibration.
+    data = load_template().to_json()
+    data["faint_lines"] = ["helmet"]
+    data["clipped_print"] = ["sandals"]
+    again = template_from_json(template_from_json(data).to_json())
+    assert again.faint_lines == ("helmet",) and again.clipped_print == ("sandals",)
+    data["faint_lines"] = ["backpack"]
+    with pytest.raises(TemplateError, match="faint_lines: no grid named backpack"):
+        template_from_json(data)
+    data["grids"]["backpack"] = {"origin_mm": [200.0, 120.0], "cell_mm": 12.0, "rows": 2, "cols": 2}
+    assert template_from_json(data).faint_lines == ("backpack",)
+    data["clipped_print"] = ["hat"]
+    with pytest.raises(TemplateError, match="clipped_print: expected a list of grid names"):
+        template_from_json(data)

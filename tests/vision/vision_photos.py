@@ -100,13 +100,20 @@ def pale_print(photo: Path, out: Path, gain: float, template: Any = None) -> Pat
     return out
 
 
-def faint_lines(photo: Path, out: Path, grids: Sequence[str], template: Any = None) -> Path:
-    """A copy of ``photo`` whose ``grids`` have no printed lines left to see: each grid's rectangle, 3 mm
-    beyond its outline, smoothed by a median wide enough to wipe out thin lines (the print's colour stays)."""
+def faint_lines(photo: Path, out: Path, grids: Sequence[str], template: Any = None, *, left: float = 0.1,
+                colour: tuple[int, int, int] | None = None) -> Path:
+    """A copy of ``photo`` whose ``grids`` are printed with faint lines: each grid's rectangle, 3 mm beyond its
+    outline, taken ``left`` of the way back from a median wide enough to wipe out thin lines (the print's colour
+    stays). ``colour``: a plain card of that colour (BGR) laid over them instead."""
     import cv2
 
     image, mask = _grids_in_photo(photo, grids, template or load_template(), margin_mm=3.0)
-    smooth = cv2.medianBlur(image, 31)
-    image[mask > 0] = smooth[mask > 0]
+    if colour is None:
+        smooth = cv2.medianBlur(image, 31).astype(np.float32)
+        cover = (smooth + left * (image.astype(np.float32) - smooth)).astype(np.uint8)
+    else:
+        cover = np.empty_like(image)
+        cover[:] = colour
+    image[mask > 0] = cover[mask > 0]
     cv2.imwrite(str(out), image)
     return out
