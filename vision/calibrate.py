@@ -80,16 +80,23 @@ def _profile_score(profile: F64, start: F64, step: F64, count: int) -> F64:
     return np.asarray(np.interp(pos, np.arange(len(profile)), profile, left=0, right=0).sum(axis=-1))
 
 
+def _profiles(dark: F64, grid: Grid, x0: float, y0: float, cell: float) -> tuple[F64, F64]:
+    """Line-darkness profiles across the columns (vertical lines) and rows (horizontal lines) of a grid at
+    (x0, y0) with cells of ``cell`` mm, over its extent trimmed so a misplaced end does not matter much."""
+    w, h = grid.cols * cell, grid.rows * cell
+    ys = slice(max(0, int((y0 + 0.15 * h) * PPM)), int((y0 + 0.85 * h) * PPM))
+    xs = slice(max(0, int((x0 + 0.15 * w) * PPM)), int((x0 + 0.85 * w) * PPM))
+    return dark[ys, :].mean(axis=0), dark[:, xs].mean(axis=1)
+
+
 def _inner_line_contrast(dark: F64, grid: Grid) -> float:
     """How far the print on the grid's inner lines is from its surroundings, over how far the print half a cell
     away is (the mean of ``dark`` along each; 0 for a grid without inner lines)."""
     x0, y0 = grid.origin_mm
     cell = grid.cell_mm
-    w, h = grid.cols * cell, grid.rows * cell
-    ys = slice(max(0, int((y0 + 0.15 * h) * PPM)), int((y0 + 0.85 * h) * PPM))
-    xs = slice(max(0, int((x0 + 0.15 * w) * PPM)), int((x0 + 0.85 * w) * PPM))
+    prof_v, prof_h = _profiles(dark, grid, x0, y0, cell)
     on, off = [], []
-    for profile, start, count in ((dark[ys, :].mean(axis=0), x0, grid.cols), (dark[:, xs].mean(axis=1), y0, grid.rows)):
+    for profile, start, count in ((prof_v, x0, grid.cols), (prof_h, y0, grid.rows)):
         at = np.arange(len(profile))
         on += [float(np.interp((start + k * cell) * PPM, at, profile)) for k in range(1, count)]
         off += [float(np.interp((start + (k - 0.5) * cell) * PPM, at, profile)) for k in range(1, count + 1)]
@@ -105,12 +112,7 @@ def _fit_grid(dark: F64, grid: Grid, board_mm: tuple[float, float]) -> tuple[Gri
     # last one's let it drift by 20 %, onto the lines of decorations around a grid whose own lines were faint).
     low, high = cell * (1 - CELL_RANGE), cell * (1 + CELL_RANGE)
     for _ in range(3):
-        w, h = grid.cols * cell, grid.rows * cell
-        # Profiles over the grid's current extent, trimmed so a misplaced end does not matter much.
-        ys = slice(max(0, int((y0 + 0.15 * h) * PPM)), int((y0 + 0.85 * h) * PPM))
-        xs = slice(max(0, int((x0 + 0.15 * w) * PPM)), int((x0 + 0.85 * w) * PPM))
-        prof_v = dark[ys, :].mean(axis=0)
-        prof_h = dark[:, xs].mean(axis=1)
+        prof_v, prof_h = _profiles(dark, grid, x0, y0, cell)
         cells = np.linspace(max(cell * (1 - CELL_RANGE), low), min(cell * (1 + CELL_RANGE), high), 61)
         reach = min(SEARCH_MM, SEARCH_CELLS * cell)
         starts_x = np.arange((x0 - reach) * PPM, (x0 + reach) * PPM, 0.5)
@@ -126,6 +128,19 @@ def _fit_grid(dark: F64, grid: Grid, board_mm: tuple[float, float]) -> tuple[Gri
     x0 = min(max(x0, 0.0), board_mm[0] - grid.cols * cell)
     y0 = min(max(y0, 0.0), board_mm[1] - grid.rows * cell)
     return replace(grid, origin_mm=(x0, y0), cell_mm=cell), score
+
+
+def calibration_notes(fitted: Template, again: str) -> tuple[str, ...]:
+    """What a calibration kept that the group should know, one line each (``again``: how to calibrate again,
+    in the words of the screen or command showing them)."""
+    notes: tuple[str, ...] = ()
+    if fitted.clipped_print:
+        notes += (f"the {', '.join(fitted.clipped_print)} print clipped white in two photos: kept as at least that "
+                  f"light (lower the camera's exposure and {again} for a surer reading there)",)
+    if fitted.faint_lines:
+        notes += (f"the {', '.join(fitted.faint_lines)} grid lines too faint to fit in two photos: kept where the "
+                  "template puts them",)
+    return notes
 
 
 def calibrate(image: U8, base: Template, *, photo_name: str = "photo", earlier: Partial | None = None) -> Template:

@@ -421,7 +421,12 @@ def _band_samples(rect: _Rectified, grid: Grid, pose: Pose, cube: float,
                   all_grids: Sequence[Grid]) -> list[_BandSample]:
     """The empty print just outside the grid, in short pieces, skipping pieces a cube could lean into,
     pieces that fall on another grid (the two weapon grids touch) and pieces clipped by glare."""
-    return [s for s, clipped in _band_pieces(rect, grid, pose, cube, all_grids) if clipped <= BAND_CLIPPED_MAX]
+    return _unclipped(_band_pieces(rect, grid, pose, cube, all_grids))
+
+
+def _unclipped(pieces: Sequence[tuple[_BandSample, float]]) -> list[_BandSample]:
+    """The band pieces (with their clipped fractions) that show the print's light (BAND_CLIPPED_MAX)."""
+    return [s for s, clipped in pieces if clipped <= BAND_CLIPPED_MAX]
 
 
 #: A band piece is the print's light only while at most this fraction of it is clipped; its light is a trimmed mean
@@ -1401,14 +1406,15 @@ def _darker_than_a_cube(cell: Cell, label: str) -> bool:
 
 def _glare_allows(cell: Cell, label: str, p: float, pale: bool = False) -> bool:
     """Whether the network's answer (at probability ``p``) for a glare cell may stand: the rules, reading past the
-    glare, read the same, or cannot tell, the network is all but certain and the top is not clipped white (on a
+    glare, read the same and the network is sure at GLARE_ACCEPT, or they cannot tell, the network is sure at
+    GLARE_ALONE_ACCEPT and the top is not clipped white (on a
     ``pale`` grid, one whose print is clipped white itself, where the rules' tooth is no answer: the network is
     sure at GLARE_PALE_ACCEPT)."""
     rules = GLARE_RULES[int(cell.features["glare_rules"])]
     if pale and rules == "T":
         rules = "?"
     if rules == label:
-        return True
+        return p >= GLARE_ACCEPT
     if rules != "?":
         return False
     return (p >= GLARE_PALE_ACCEPT if pale else
@@ -1456,10 +1462,9 @@ def _second_look(read: _CellsRead, template: Template, model: CellNet, *,
             else:
                 out[key] = replace(cell, label="?", confidence=min(cell.confidence, agree), reason=DISAGREE_REASON,
                                    features=feats)
-        elif (p[best] >= (GLARE_ACCEPT if cell.reason == "glare" else cellnet.ACCEPT)
-              and (alone or _leaning_allows(cell, cellnet.LABELS[best], calibrated))
-              and (cell.reason != "glare" or _glare_allows(cell, cellnet.LABELS[best], float(p[best]),
-                                                           key[0] in template.clipped_print))):
+        elif ((_glare_allows(cell, cellnet.LABELS[best], float(p[best]), key[0] in template.clipped_print)
+               if cell.reason == "glare" else p[best] >= cellnet.ACCEPT)
+              and (alone or _leaning_allows(cell, cellnet.LABELS[best], calibrated))):
             out[key] = replace(cell, label=cellnet.LABELS[best], confidence=float(p[best]), reason="", features=feats)
         else:
             out[key] = replace(cell, features=feats)
@@ -2546,7 +2551,7 @@ def measure_print(image: U8, template: Template) -> PrintCalibration:
     rect = _Rectified(image, loc.hom, _grid_box(template, 7.0), float(np.clip(_image_ppm(loc.hom, template), 2.0, 6.0)))
     grids_ = template.gear_grids
     band_pieces = {g.name: _band_pieces(rect, g, loc.pose, template.cube_mm, grids_) for g in grids_}
-    bands = {name: [s for s, clipped in pieces if clipped <= BAND_CLIPPED_MAX] for name, pieces in band_pieces.items()}
+    bands = {name: _unclipped(pieces) for name, pieces in band_pieces.items()}
     board = _board_colour(refs, loc, template, [s for b in bands.values() for s in b])
     if board is None:
         raise PhotoError("too little of the board's print around the grids is in view")

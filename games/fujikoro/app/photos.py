@@ -93,7 +93,7 @@ def set_up_camera(source: str, board: str, pack: DataPack, earlier: Partial | No
     the :class:`CameraSetupIncomplete` the previous photo raised (a retake keeps the grids it showed well)."""
     import json
 
-    from vision.calibrate import CalibrationError, calibrate
+    from vision.calibrate import CalibrationError, calibrate, calibration_notes
     from vision.template import load_template
 
     base = load_template(None, pack)
@@ -115,12 +115,7 @@ def set_up_camera(source: str, board: str, pack: DataPack, earlier: Partial | No
     lines = (f"grids fitted (moved up to {moved:.1f} mm from the shipped template)",)
     if fitted.board_lab is not None:
         lines += (f"board print measured: L* {fitted.board_lab[0]:.0f}",)
-    if fitted.clipped_print:
-        lines += (f"the {', '.join(fitted.clipped_print)} print clipped white in two photos: kept as at least that "
-                  "light (lower the camera's exposure and set up again for a surer reading there)",)
-    if fitted.faint_lines:
-        lines += (f"the {', '.join(fitted.faint_lines)} grid lines too faint to fit in two photos: kept where the "
-                  "shipped template puts them",)
+    lines += calibration_notes(fitted, "set up again")
     return CameraSetup(path, lines)
 
 

@@ -135,7 +135,7 @@ def _stickers(args: argparse.Namespace) -> int:
 
 
 def _calibrate(args: argparse.Namespace) -> int:
-    from vision.calibrate import CalibrationError, calibrate
+    from vision.calibrate import CalibrationError, calibrate, calibration_notes
 
     base = _template(args.template)
     partial = None
@@ -156,12 +156,8 @@ def _calibrate(args: argparse.Namespace) -> int:
         old = base.grids[name]
         print(f"{name}: origin {grid.origin_mm[0]:.1f}, {grid.origin_mm[1]:.1f} mm (was {old.origin_mm[0]:.1f}, "
               f"{old.origin_mm[1]:.1f}), cell {grid.cell_mm:.2f} mm (was {old.cell_mm:.2f})")
-    if fitted.clipped_print:
-        print(f"the {', '.join(fitted.clipped_print)} print clipped white in two photos: kept as at least that light "
-              "(lower the camera's exposure and calibrate again for a surer reading there)")
-    if fitted.faint_lines:
-        print(f"the {', '.join(fitted.faint_lines)} grid lines too faint to fit in two photos: kept where the "
-              "template puts them")
+    for note in calibration_notes(fitted, "calibrate again"):
+        print(note)
     print(f"wrote {args.out}")
     return 0
 
