@@ -1551,7 +1551,12 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
     for g in grids_:
         own = g.name in own_print or g.name in calibrated
         measured = _board_colour(sticker_refs, loc, template, bands[g.name]) if own else shared
-        if measured is not None:
+        if g.name in (template.band_ratio or {}) and g.name not in calibrated:
+            # Calibrated, but too little of the band calibration measured around it is in view here (a hand,
+            # the photo's edge): the print around the other grids says nothing of this one's.
+            labs[g.name] = np.asarray(_expected_print(template, g.name), dtype=np.float32)
+            unread[g.name] = BAND_HIDDEN_REASON
+        elif measured is not None:
             labs[g.name] = measured
             expected = _expected_print(template, g.name)
             off = _weighted(measured, expected, 1.0)
@@ -1602,7 +1607,7 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
             if g.name in unread:
                 out[(g.name, r, c)] = Cell(g.name, r, c, "?", 0.0, unread[g.name])
             elif found is None or np.any(found[0] <= 1e-4):
-                out[(g.name, r, c)] = Cell(g.name, r, c, "?", 0.0, "the board around this grid is hidden")
+                out[(g.name, r, c)] = Cell(g.name, r, c, "?", 0.0, BAND_HIDDEN_REASON)
             elif m.glare > GLARE_FRACTION:
                 # The print's light here goes with it, and on a calibrated grid what the rules would read were
                 # it not for the glare: the cell network may read it where both agree (_second_look).
@@ -1789,13 +1794,13 @@ def _edge_image(rect: _Rectified) -> F32:
 
 #: On a grid whose print calibration kept as clipped white (Template.clipped_print), a glare cell the network
 #: finds empty at GLARE_PALE_FLAT_ACCEPT or more is empty if where a cube's top would be is not clipped white
-#: (less than GLARE_WHITE_MAX of it) and the cell is flat inside (_inner_edges at most PALE_FLAT_EDGES): a cube there shows its
-#: outline and side faces. On the development seeds' 13 boards with such grids (508, 509, 512, 515; photos read
-#: from their JPEG files) the network's empty glare cells measured 0.00-0.06 where they were empty (up to 1.2
-#: beside a cube), and 0.19 and up where a cube stood. But a tooth whose top is clipped white on such a print can
-#: be all white, sides and all: rendered in memory (no JPEG), two such teeth (seed 509, photos 25 and 94)
-#: measured 0.06 and 0.09, and the network found them empty at 0.99. Every tooth the network found empty there
-#: had a top clipped white over 0.83 or more of it; the empty cells it reads this way, under 0.1.
+#: (less than GLARE_WHITE_MAX of it) and the cell is flat inside (_inner_edges at most PALE_FLAT_EDGES): a cube
+#: there shows its outline and side faces. On the development seeds' 13 boards with such grids (508, 509, 512,
+#: 515; photos read from their JPEG files) the network's empty glare cells measured 0.00-0.06 where they were
+#: empty (up to 1.2 beside a cube), and 0.19 and up where a cube stood. But a tooth whose top is clipped white on
+#: such a print can be all white, sides and all: rendered in memory (no JPEG), two such teeth (seed 509, photos
+#: 25 and 94) measured 0.06 and 0.09, and the network found them empty at 0.99. Every tooth the network found
+#: empty there had a top clipped white over 0.83 or more of it; the empty cells it reads this way, under 0.1.
 GLARE_PALE_FLAT_ACCEPT = 0.95
 PALE_FLAT_EDGES = 0.1
 
@@ -2481,6 +2486,7 @@ def _image_ppm(hom: F64, template: Template) -> float:
     return float(np.linalg.norm(img[1] - img[0]) / g.size_mm[0])
 
 
+BAND_HIDDEN_REASON = "the board around this grid is hidden"
 UNFAMILIAR_REASON = ("the board's print looks unlike its template or calibration (measured against the stickers' "
                      "patches); set up the camera for this board (Gear > Set up the camera)")
 #: How much darker or lighter the print's light may really be, on a board unlike the template.
@@ -2613,7 +2619,9 @@ def measure_print(image: U8, template: Template) -> PrintCalibration:
         raise PhotoError(NO_PATCHES_REASON)
     rect = _Rectified(image, loc.hom, _grid_box(template, 7.0), float(np.clip(_image_ppm(loc.hom, template), 2.0, 6.0)))
     grids_ = template.gear_grids
-    band_pieces = {g.name: _band_pieces(rect, g, loc.pose, template.cube_mm, grids_) for g in grids_}
+    # No cube stands on the empty board: every piece of the band is measured, also those a cube's top would lean
+    # over in this camera's view (a photo with cubes from another view keeps other pieces, and needs their ratios).
+    band_pieces = {g.name: _band_pieces(rect, g, loc.pose, 0.0, grids_) for g in grids_}
     bands = {name: _unclipped(pieces) for name, pieces in band_pieces.items()}
     board = _board_colour(refs, loc, template, [s for b in bands.values() for s in b])
     if board is None:

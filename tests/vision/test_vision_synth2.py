@@ -304,14 +304,14 @@ def test_a_pale_frame_clipped_across_the_band_does_not_leave_its_grids_unread() 
     # in this light, across every piece of the band around them (5-15 % of each piece). Band pieces with any
     # clipped pixel were left out, so both grids had no print to read against (all '?'). A band piece's light is
     # now a trimmed mean (BAND_TRIM), in the photo of the empty board as here, and a thin line does not count.
-    from vision.reader import BAND_CLIPPED_MAX, BAND_TRIM
+    from vision.reader import BAND_CLIPPED_MAX, BAND_HIDDEN_REASON, BAND_TRIM
 
     assert BAND_TRIM >= 0.15 and BAND_CLIPPED_MAX >= 0.15
     image, truth, fitted = _calibrated_photo(510, 2)
     reading = read_board(image, fitted)
     framed = [c for c in reading.cells if c.grid in ("helmet", "weapon_left")]
     assert sum(c.label == truth[c.grid][c.row][c.col] for c in framed) >= 15
-    assert not any(c.reason == "the board around this grid is hidden" for c in reading.cells)
+    assert not any(c.reason == BAND_HIDDEN_REASON for c in reading.cells)
     assert _confident_errors(truth, dict(reading.grids)) == 0
 
 
@@ -446,4 +446,36 @@ def test_on_a_print_kept_as_clipped_white_a_tooth_the_network_finds_empty_stays_
     assert "weapon_left" in fitted.clipped_print and truth["weapon_left"][1][2] == "T"
     reading = read_board(image, fitted)
     assert reading.grids["weapon_left"][1][2] in "T?"
+    assert _confident_errors(truth, dict(reading.grids)) == 0
+
+
+def test_calibration_measures_the_whole_band_so_another_view_finds_its_ratios() -> None:
+    # Development seed 515, photo 25 at 12 MP. Calibration left out the band pieces a cube's top would lean over
+    # in the empty board's view, though no cube stands there; the photo with cubes, from another view, kept other
+    # pieces, and around the right weapon grid none of its 11 had a calibrated ratio. That grid's print was then
+    # compared with the print around the other grids, 46 Lab units off, and the whole board refused as another.
+    image, truth, fitted = _calibrated_photo(515, 25, (4000, 3000))
+    reading = read_board(image, fitted)
+    assert reading.retake != UNFAMILIAR_REASON
+    assert sum(c.label == truth[c.grid][c.row][c.col] for c in reading.cells) >= 25
+    assert sum(c.label == truth[c.grid][c.row][c.col] for c in reading.cells if c.grid == "weapon_right") >= 3
+    assert _confident_errors(truth, dict(reading.grids)) == 0
+
+
+def test_a_calibrated_grid_whose_band_is_out_of_view_is_unread_not_the_board_refused() -> None:
+    # A grid calibration measured, but none of the band pieces it measured around it is seen in this photo (here:
+    # its ratios moved 100 mm away, as if that part of the board were out of view). The print around the other
+    # grids says nothing of its print: that grid is unread, the others are read.
+    from dataclasses import replace as replaced
+
+    from vision.reader import BAND_HIDDEN_REASON
+
+    image, truth, fitted = _calibrated_photo(synth2.TUNE_SEEDS[0], 3)
+    assert fitted.band_ratio is not None
+    away = {**fitted.band_ratio,
+            "sandals": tuple((x + 100.0, y + 100.0, *k) for x, y, *k in fitted.band_ratio["sandals"])}
+    reading = read_board(image, replaced(fitted, band_ratio=away))
+    assert all(c.label == "?" and c.reason == BAND_HIDDEN_REASON for c in reading.cells if c.grid == "sandals")
+    assert reading.retake != UNFAMILIAR_REASON
+    assert sum(c.label != "?" for c in reading.cells if c.grid != "sandals") >= 20
     assert _confident_errors(truth, dict(reading.grids)) == 0
