@@ -385,13 +385,15 @@ def report_bad(name: str, res: dict[str, object], n: int) -> None:
 def calibrated_templates(paths: list[Path], seed: int, look: Any) -> dict[Path, Template | str]:
     """The user flow's set-up for each photo's board: one photo of the same board, empty, in another scene
     (another camera, other lights; rendered once, cached beside the set), fitted with vision.calibrate.
-    Calibration failing is that board's refusal (its reason kept)."""
+    After the last photo a group uses the grids set up so far, as the Gear screen offers (vision.calibrate.
+    keep_partial: the others are left unread); calibration failing on every grid is that board's refusal (its
+    reason kept)."""
     from vision import synth2
-    from vision.calibrate import CalibrationError, calibrate
+    from vision.calibrate import CalibrationError, calibrate, keep_partial
 
     base = load_template()
     out: dict[Path, Template | str] = {}
-    retakes = 0
+    retakes = kept = 0
     for i, path in enumerate(paths):
         partial = None  # a retake keeps the grids the earlier photos showed well, as the app does
         for attempt in range(CALIBRATION_TRIES):
@@ -402,10 +404,14 @@ def calibrated_templates(paths: list[Path], seed: int, look: Any) -> dict[Path, 
             except CalibrationError as error:
                 out[path], partial = str(error), error.partial
                 retakes += attempt + 1 < CALIBRATION_TRIES
+        if isinstance(out[path], str) and partial is not None and partial.done:
+            out[path] = keep_partial(partial)
+            kept += 1
     failed = sum(isinstance(t, str) for t in out.values())
     print(f"calibrated {len(paths) - failed}/{len(paths)} boards from an empty-board photo each "
           f"({retakes} calibration photos retaken when calibration asked for it, at most {CALIBRATION_TRIES} "
-          f"photos a board)" + (f"; calibration failed on {failed}" if failed else ""), flush=True)
+          f"photos a board)" + (f"; {kept} of them only in part (the grids set up in those photos)" if kept else "")
+          + (f"; calibration failed on {failed}" if failed else ""), flush=True)
     return out
 
 

@@ -140,7 +140,28 @@ def calibration_notes(fitted: Template, again: str) -> tuple[str, ...]:
     if fitted.faint_lines:
         notes += (f"the {', '.join(fitted.faint_lines)} grid lines too faint to fit in two photos: kept where the "
                   "template puts them",)
+    if fitted.unset_grids:
+        notes += (f"the {', '.join(fitted.unset_grids)} grid(s) not set up: their cells are left unread ({again} "
+                  "with a photo that shows them to read them)",)
     return notes
+
+
+def keep_partial(partial: Partial) -> Template:
+    """The board as far as the photos so far set it up, for a group that would rather read the grids they did
+    show than take another photo: the grids not set up are named in ``Template.unset_grids`` (the reader leaves
+    their cells unread). Raises CalibrationError when no grid was both fitted and measured."""
+    fitted = partial.template
+    unset = tuple(name for name in fitted.grids if name not in partial.done)
+    if not partial.done or fitted.band_ratio is None or fitted.grid_lab is None:
+        raise CalibrationError("no grid is set up yet: take a photo of the empty board with the stickers' patches "
+                               "in view")
+    return replace(fitted, unset_grids=unset,
+                   grid_lab={k: v for k, v in fitted.grid_lab.items() if k in partial.done},
+                   band_ratio={k: v for k, v in fitted.band_ratio.items() if k in partial.done},
+                   clipped_print=tuple(n for n in fitted.clipped_print if n in partial.done),
+                   faint_lines=tuple(n for n in fitted.faint_lines if n in partial.done),
+                   status=fitted.status + (f"; the {', '.join(unset)} grid(s) not set up: left unread"
+                                           if unset else ""))
 
 
 def calibrate(image: U8, base: Template, *, photo_name: str = "photo", earlier: Partial | None = None) -> Template:

@@ -97,6 +97,9 @@ class Template:
     #: Grids whose printed lines calibration did not find in two photos (lines too faint to fit): they keep the
     #: template's place.
     faint_lines: tuple[str, ...] = ()
+    #: Grids calibration could not set up (their lines or print not seen in any photo taken) on a board the group
+    #: chose to use as far as it was set up: the reader leaves their cells unread.
+    unset_grids: tuple[str, ...] = ()
 
     @property
     def gear_grids(self) -> tuple[Grid, ...]:
@@ -116,6 +119,7 @@ class Template:
                                for k, pieces in self.band_ratio.items()}} if self.band_ratio else {}),
             **({"clipped_print": list(self.clipped_print)} if self.clipped_print else {}),
             **({"faint_lines": list(self.faint_lines)} if self.faint_lines else {}),
+            **({"unset_grids": list(self.unset_grids)} if self.unset_grids else {}),
             "markers": {
                 "dictionary": self.markers.dictionary,
                 "size_mm": self.markers.size_mm,
@@ -200,7 +204,7 @@ def template_from_json(data: Any, pack: Boards | None = None) -> Template:
                 tuple(_number(f"band_ratio.{gname}[{i}][{j}]", v, positive=j >= 2) for j, v in enumerate(p))
                 for i, p in enumerate(pieces))
     per_grid_lists = {}
-    for field_name in ("clipped_print", "faint_lines"):
+    for field_name in ("clipped_print", "faint_lines", "unset_grids"):
         names = data.get(field_name, [])
         if not isinstance(names, list) or not all(name in GEAR_GRIDS + OPTIONAL_GRIDS for name in names):
             raise TemplateError(f"{field_name}: expected a list of grid names "
@@ -266,7 +270,7 @@ def template_from_json(data: Any, pack: Boards | None = None) -> Template:
             raise TemplateError(f"{field_name}: no grid named {', '.join(unknown)}")
     return Template(name, board if spec is None else spec.name, board_mm, markers, grids, cube_mm, status,
                     board_lab, grid_lab, band_ratio, per_grid_lists["clipped_print"],  # type: ignore[arg-type]
-                    per_grid_lists["faint_lines"])
+                    per_grid_lists["faint_lines"], per_grid_lists["unset_grids"])
 
 
 def load_template(path: str | Path | None = None, pack: Boards | None = None) -> Template:

@@ -133,3 +133,47 @@ def test_ui_gear_keeps_the_confirmed_photo_as_an_example(run_app: Any, photo: Pa
     assert len(kept) == 1 and kept[0].read_bytes() == photo.read_bytes()
     labels = json.loads(kept[0].with_suffix(".json").read_text())
     assert {g: labels[g] for g in GEAR} == {g: list(report["reads"]["grids"][g]) for g in GEAR}
+
+
+@pytest.fixture(scope="module")
+def helmet_glared(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A photo of the empty board with a glare spot over the helmet grid (the vision tests' own helper)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("vision_photos", Path(__file__).parents[1] / "vision"
+                                                  / "vision_photos.py")
+    assert spec is not None and spec.loader is not None
+    helpers = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(helpers)
+    from vision.synth import Conditions
+    from vision.template import load_template
+
+    folder = tmp_path_factory.mktemp("camera")
+    empty, _ = helpers.board_photo(folder, 63, gear=helpers.empty_gear(load_template()),
+                                   conditions=Conditions(size=helpers.SMALL, glare=0.0))
+    return Path(helpers.glare_over(empty, "helmet", folder / "glare-helmet.png"))
+
+
+@pytest.mark.ui
+def test_ui_gear_uses_the_grids_the_camera_set_up_so_far(run_app: Any, helmet_glared: Path, tmp_path: Path) -> None:
+    # Gear > Set up the camera, twice with glare on the helmet: "Use what is set up" keeps the other grids.
+    import json
+
+    config = tmp_path / "config"
+    set_up = [{"do": "press", "id": "gear_more"},
+              {"do": "text", "id": "gear_photo_source", "value": str(helmet_glared)},
+              {"do": "press", "id": "gear_setup_camera"},
+              {"do": "wait_until", "path": "gear.photo_busy", "equals": False, "timeout": 60}]
+    steps = [{"do": "press", "id": "start_game"}, {"do": "wait_until", "path": "game.phase", "equals": "playing"},
+             {"do": "go", "screen": "gear"}, *set_up, *set_up,
+             {"do": "read", "id": "gear_message", "key": "asked"},
+             {"do": "press", "id": "gear_more"}, {"do": "press", "id": "gear_keep_camera_partial"},
+             {"do": "wait_until", "path": "gear.photo_busy", "equals": False, "timeout": 60},
+             {"do": "read", "id": "gear_message", "key": "message"},
+             {"do": "quit"}]
+    report = run_app(steps, env={"FUJIKORO_CONFIG_DIR": str(config)})
+    assert report["errors"] == []
+    assert "Use what is set up" in report["reads"]["asked"]
+    assert "set up in part" in report["reads"]["message"] and "helmet" in report["reads"]["message"]
+    saved = list(config.rglob("*.json"))
+    assert any(json.loads(p.read_text()).get("unset_grids") == ["helmet"] for p in saved)

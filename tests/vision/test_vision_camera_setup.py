@@ -112,6 +112,42 @@ def test_gear_model_walks_the_group_through_the_set_up(tmp_path: Path, config: P
     assert model.camera_ready
 
 
+def test_gear_model_may_use_the_grids_set_up_so_far(tmp_path: Path, config: Path) -> None:
+    # A grid the photos never show well (here glare on the helmet, photo after photo) need not hold up the set-up:
+    # the Gear screen offers "Use what is set up", which keeps the other grids and leaves the helmet unread.
+    from games.fujikoro.app.gear import GearModel
+
+    model = GearModel(FakeGame(), FakePack())
+    model.refresh_camera()
+    assert not model.camera_partial
+    model.keep_camera_partial()  # nothing set up yet: nothing happens
+    assert not model.photo_busy and not model.camera_ready
+    empty, _ = board_photo(tmp_path, 63, gear=empty_gear(load_template()), conditions=Conditions(size=SMALL, glare=0.0))
+    glared = str(glare_over(empty, "helmet", tmp_path / "glare-helmet.png"))
+    for _ in range(2):
+        model.setup_camera(glared)
+        _settle(model)
+        assert not model.camera_ready and model.camera_partial, model.message
+        assert "Use what is set up" in model.message
+    model.keep_camera_partial()
+    _settle(model)
+    assert model.camera_ready and not model.camera_partial, model.message
+    assert "set up in part" in model.message and "helmet grid(s) not set up" in model.message
+    saved = json.loads(photos.calibration_file("symmetric").read_text())
+    assert saved["unset_grids"] == ["helmet"] and "helmet" not in saved["grid_lab"]
+    # The next photo of that board: the helmet's cells are unread, the others read.
+    photo, truth = board_photo(tmp_path, 66, fill=0.4, conditions=Conditions(size=SMALL, glare=0.0))
+    reading = photos.read_gear(str(photo), "symmetric", PACK)
+    assert {(g, r, c) for g, r, c in reading.uncertain if g == "helmet"} == {
+        ("helmet", r, c) for r in range(3) for c in range(4)}
+    for name, rows in reading.grids.items():
+        for want_row, got_row in zip(truth[name], rows, strict=True):
+            assert all(g in (w, "?") for w, g in zip(want_row, got_row, strict=True))
+    assert sum(g == w for name in ("sandals", "weapon_left", "weapon_right")
+               for want_row, got_row in zip(truth[name], reading.grids[name], strict=True)
+               for w, g in zip(want_row, got_row, strict=True)) >= 25
+
+
 def test_gear_model_keeps_a_confirmed_photo_as_a_labelled_example(tmp_path: Path, config: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     # Issue 18, item 3: the photo with the grids the players confirm on the Gear screen becomes a labelled

@@ -94,8 +94,10 @@ def test_the_grid_lists_calibration_writes_name_grids_the_template_has() -> None
     data = load_template().to_json()
     data["faint_lines"] = ["helmet"]
     data["clipped_print"] = ["sandals"]
+    data["unset_grids"] = ["weapon_right"]
     again = template_from_json(template_from_json(data).to_json())
     assert again.faint_lines == ("helmet",) and again.clipped_print == ("sandals",)
+    assert again.unset_grids == ("weapon_right",)
     data["faint_lines"] = ["backpack"]
     with pytest.raises(TemplateError, match="faint_lines: no grid named backpack"):
         template_from_json(data)
@@ -103,4 +105,8 @@ def test_the_grid_lists_calibration_writes_name_grids_the_template_has() -> None
     assert template_from_json(data).faint_lines == ("backpack",)
     data["clipped_print"] = ["hat"]
     with pytest.raises(TemplateError, match="clipped_print: expected a list of grid names"):
+        template_from_json(data)
+    data["clipped_print"] = []
+    data["unset_grids"] = "helmet"
+    with pytest.raises(TemplateError, match="unset_grids: expected a list of grid names"):
         template_from_json(data)

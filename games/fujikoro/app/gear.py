@@ -61,6 +61,7 @@ class GearModel(EventDispatcher):  # type: ignore[misc]
     uncertain = ListProperty([])  # "grid:row:col" of the selected player's cells a photo could not read
     retake = StringProperty("")  # the photo reader's advice to retake the photo, "" when it was good
     camera_ready = BooleanProperty(False)  # the camera was set up (calibrated) for the selected player's board
+    camera_partial = BooleanProperty(False)  # the set-up's photos so far set up some of that board's grids
     example_ready = BooleanProperty(False)  # a photo was read for the selected player: it can be kept as an example
     game_path = StringProperty("")
 
@@ -351,6 +352,11 @@ class GearModel(EventDispatcher):  # type: ignore[misc]
 
         board = self.gear.board if self.gear is not None else "symmetric"
         self.camera_ready = photos.calibration_file(board).is_file()
+        self.camera_partial = self._partial_done(board)
+
+    def _partial_done(self, board: str) -> bool:
+        partial = self._setup_partial.get(board)
+        return partial is not None and bool(partial.done)
 
     def setup_camera(self, source: str) -> None:
         """Fits the board's template to a photo of the empty board (a file, the newest photo in a folder, or
@@ -372,6 +378,7 @@ class GearModel(EventDispatcher):  # type: ignore[misc]
             self.photo_busy = False
             self.camera_ready = True
             self._setup_partial.pop(board, None)
+            self.camera_partial = False
             self.message = tr.f("Camera set up for the {board} board: {details}", board=board,
                                 details="; ".join(setup.lines))
 
@@ -380,8 +387,37 @@ class GearModel(EventDispatcher):  # type: ignore[misc]
             if isinstance(error, photos.CameraSetupIncomplete):
                 # A retake only needs to show the grids this photo did not: keep what it did show.
                 self._setup_partial[board] = error.partial
+                self.camera_partial = self._partial_done(board)
                 self.message = tr.f("The camera is not set up yet: {reason}", reason=str(error))
+                if self.camera_partial:
+                    self.message += "\n" + tr._("Retake the photo, or tap Use what is set up to read the grids "
+                                                "set up so far (the others stay unread).")
                 return
             self.message = tr.f("The camera is not set up: {reason}", reason=str(error)) + "\n" + self.camera_steps()
 
         self._worker.submit(lambda: photos.set_up_camera(source, board, self.pack, earlier), done, failed)
+
+    def keep_camera_partial(self) -> None:
+        """Keeps the camera set-up as far as its photos so far went: the grids they set up are read, the others
+        left unread until the camera is set up again."""
+        from games.fujikoro.app import photos
+
+        board = self.gear.board if self.gear is not None else "symmetric"
+        partial = self._setup_partial.get(board)
+        if self.photo_busy or partial is None:
+            return
+        self.photo_busy = True
+
+        def done(setup: photos.CameraSetup) -> None:
+            self.photo_busy = False
+            self.camera_ready = True
+            self._setup_partial.pop(board, None)
+            self.camera_partial = False
+            self.message = tr.f("Camera set up in part for the {board} board: {details}", board=board,
+                                details="; ".join(setup.lines))
+
+        def failed(error: BaseException) -> None:
+            self.photo_busy = False
+            self.message = tr.f("The camera is not set up: {reason}", reason=str(error))
+
+        self._worker.submit(lambda: photos.keep_partial_setup(board, partial, self.pack), done, failed)

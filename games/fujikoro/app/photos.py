@@ -27,6 +27,7 @@ from ui.hardware import newest_photo as newest_photo
 
 if TYPE_CHECKING:
     from vision.calibrate import Partial
+    from vision.template import Template
 
 UNSURE = "?"
 
@@ -91,9 +92,7 @@ def set_up_camera(source: str, board: str, pack: DataPack, earlier: Partial | No
     """Fits the board's template to a photo of the empty board with the stickers on (vision.calibrate) and
     keeps it for this board; later photos of this board are read with it. ``earlier``: the ``partial`` of
     the :class:`CameraSetupIncomplete` the previous photo raised (a retake keeps the grids it showed well)."""
-    import json
-
-    from vision.calibrate import CalibrationError, calibrate, calibration_notes
+    from vision.calibrate import CalibrationError, calibrate
     from vision.template import load_template
 
     base = load_template(None, pack)
@@ -105,6 +104,29 @@ def set_up_camera(source: str, board: str, pack: DataPack, earlier: Partial | No
         if error.partial is not None:
             raise CameraSetupIncomplete(str(error), error.partial) from None
         raise PhotoSourceError(str(error)) from None
+    return _keep_setup(fitted, board, base)
+
+
+def keep_partial_setup(board: str, partial: Partial, pack: DataPack) -> CameraSetup:
+    """Keeps the board's camera set-up as far as the photos so far went (``partial``: from the last
+    :class:`CameraSetupIncomplete`): the grids they set up are read, the others left unread until set up
+    again (vision.calibrate.keep_partial)."""
+    from vision.calibrate import CalibrationError, keep_partial
+    from vision.template import load_template
+
+    try:
+        fitted = keep_partial(partial)
+    except CalibrationError as error:
+        raise PhotoSourceError(str(error)) from None
+    return _keep_setup(fitted, board, load_template(None, pack))
+
+
+def _keep_setup(fitted: Template, board: str, base: Template) -> CameraSetup:
+    """Writes the board's fitted template where the next photos of it are read with, and says what moved."""
+    import json
+
+    from vision.calibrate import calibration_notes
+
     path = calibration_file(board)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")

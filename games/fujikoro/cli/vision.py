@@ -50,6 +50,9 @@ def register(subparsers: Any) -> None:
                          "before it left a grid unmeasured (glare), and fills in just that grid")
     ca.add_argument("--out", type=Path, required=True, help="where to write the fitted template JSON")
     ca.add_argument("--template", type=Path, default=None, help="starting template (default: symmetric)")
+    ca.add_argument("--keep-partial", action="store_true",
+                    help="if the last photo still leaves a grid not set up, write the grids that are (the others "
+                         "are left unread)")
     ca.set_defaults(handler=_calibrate)
 
     re = sub.add_parser("render", help="render labelled synthetic photos (a JSON label next to each)")
@@ -135,7 +138,7 @@ def _stickers(args: argparse.Namespace) -> int:
 
 
 def _calibrate(args: argparse.Namespace) -> int:
-    from vision.calibrate import CalibrationError, calibrate, calibration_notes
+    from vision.calibrate import CalibrationError, calibrate, calibration_notes, keep_partial
 
     base = _template(args.template)
     partial = None
@@ -144,8 +147,15 @@ def _calibrate(args: argparse.Namespace) -> int:
             fitted = calibrate(_photo(path), base, photo_name=path.name, earlier=partial)
             break
         except CalibrationError as error:
-            if error.partial is None or i == len(args.photo) - 1:
-                raise CliError(f"{path.name}: {error}") from None
+            last = i == len(args.photo) - 1
+            if last and args.keep_partial and error.partial is not None and error.partial.done:
+                print(f"{path.name}: {error}")
+                fitted = keep_partial(error.partial)
+                break
+            if error.partial is None or last:
+                hint = ("; or add --keep-partial to read the grids set up so far"
+                        if error.partial is not None and error.partial.done else "")
+                raise CliError(f"{path.name}: {error}{hint}") from None
             print(f"{path.name}: {error}; trying {args.photo[i + 1].name}")
             partial = error.partial
     try:

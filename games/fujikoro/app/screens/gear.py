@@ -103,3 +103,7 @@ class GearMorePopup(Sheet):
         source = self.ids.gear_photo_source.text.strip() or app.settings.camera
         self.model.setup_camera(source)
         self.dismiss()
+
+    def keep_camera_partial(self) -> None:
+        self.model.keep_camera_partial()
+        self.dismiss()
