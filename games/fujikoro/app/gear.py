@@ -375,10 +375,7 @@ class GearModel(EventDispatcher):  # type: ignore[misc]
         earlier = self._setup_partial.get(board)
 
         def done(setup: photos.CameraSetup) -> None:
-            self.photo_busy = False
-            self.camera_ready = True
-            self._setup_partial.pop(board, None)
-            self.camera_partial = False
+            self._camera_set(board)
             self.message = tr.f("Camera set up for the {board} board: {details}", board=board,
                                 details="; ".join(setup.lines))
 
@@ -397,6 +394,13 @@ class GearModel(EventDispatcher):  # type: ignore[misc]
 
         self._worker.submit(lambda: photos.set_up_camera(source, board, self.pack, earlier), done, failed)
 
+    def _camera_set(self, board: str) -> None:
+        """The board's camera set-up was kept: the photos that led to it are done with."""
+        self.photo_busy = False
+        self.camera_ready = True
+        self._setup_partial.pop(board, None)
+        self.camera_partial = False
+
     def keep_camera_partial(self) -> None:
         """Keeps the camera set-up as far as its photos so far went: the grids they set up are read, the others
         left unread until the camera is set up again."""
@@ -409,10 +413,7 @@ class GearModel(EventDispatcher):  # type: ignore[misc]
         self.photo_busy = True
 
         def done(setup: photos.CameraSetup) -> None:
-            self.photo_busy = False
-            self.camera_ready = True
-            self._setup_partial.pop(board, None)
-            self.camera_partial = False
+            self._camera_set(board)
             self.message = tr.f("Camera set up in part for the {board} board: {details}", board=board,
                                 details="; ".join(setup.lines))
 
