@@ -1804,7 +1804,7 @@ def _edge_image(rect: _Rectified) -> F32:
 #: empty (up to 1.2 beside a cube), and 0.19 and up where a cube stood. But a tooth whose top is clipped white on
 #: such a print can be all white, sides and all: rendered in memory (no JPEG), two such teeth (seed 509, photos
 #: 25 and 94) measured 0.06 and 0.09, and the network found them empty at 0.99. Every tooth the network found
-#: empty there had a top clipped white over 0.83 or more of it; the empty cells it reads this way, under 0.1.
+#: empty there had 0.83 or more of its top clipped white; the empty cells read this way, under 0.1.
 GLARE_PALE_FLAT_ACCEPT = 0.95
 PALE_FLAT_EDGES = 0.1
 
