@@ -405,7 +405,7 @@ def calibrated_templates(paths: list[Path], seed: int, look: Any) -> dict[Path, 
                 out[path], partial = str(error), error.partial
                 retakes += attempt + 1 < CALIBRATION_TRIES
         if isinstance(out[path], str) and partial is not None and partial.done:
-            out[path] = keep_partial(partial)
+            out[path] = keep_partial(partial, base)
             kept += 1
     failed = sum(isinstance(t, str) for t in out.values())
     print(f"calibrated {len(paths) - failed}/{len(paths)} boards from an empty-board photo each "

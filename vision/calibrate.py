@@ -146,16 +146,19 @@ def calibration_notes(fitted: Template, again: str) -> tuple[str, ...]:
     return notes
 
 
-def keep_partial(partial: Partial) -> Template:
+def keep_partial(partial: Partial, base: Template) -> Template:
     """The board as far as the photos so far set it up, for a group that would rather read the grids they did
     show than take another photo: the grids not set up are named in ``Template.unset_grids`` (the reader leaves
-    their cells unread). Raises CalibrationError when no grid was both fitted and measured."""
+    their cells unread) and keep ``base``'s place (a fit the photos did not bear out is no place to keep).
+    Raises CalibrationError when no grid was both fitted and measured."""
     fitted = partial.template
     unset = tuple(name for name in fitted.grids if name not in partial.done)
     if not partial.done or fitted.band_ratio is None or fitted.grid_lab is None:
         raise CalibrationError("no grid is set up yet: take a photo of the empty board with the stickers' patches "
                                "in view")
     return replace(fitted, unset_grids=unset,
+                   grids={name: base.grids.get(name, grid) if name in unset else grid
+                          for name, grid in fitted.grids.items()},
                    grid_lab={k: v for k, v in fitted.grid_lab.items() if k in partial.done},
                    band_ratio={k: v for k, v in fitted.band_ratio.items() if k in partial.done},
                    clipped_print=tuple(n for n in fitted.clipped_print if n in partial.done),

@@ -1540,7 +1540,9 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
                 # One or two flat cells are still the grid's print: each stands for itself a few times
                 # over (the references want three pieces, against one odd piece of band).
                 bands[g.name] = flat if len(flat) >= 3 else list(flat) * 3
-    all_bands = [s for name, b in bands.items() if name not in calibrated for s in b]
+    # (The print around a grid not set up tells nothing of the calibrated grids' light.)
+    all_bands = [s for name, b in bands.items() if name not in calibrated and name not in template.unset_grids
+                 for s in b]
     shared_bands = [s for name, b in bands.items() if name not in own_print and name not in calibrated for s in b]
     sticker_refs = _sticker_refs(image, loc.markers, template.markers.size_mm)
     labs: dict[str, F32] = {}
@@ -2663,8 +2665,14 @@ def measure_print(image: U8, template: Template) -> PrintCalibration:
                 clipped_all_over[g.name] = ((float(lower[0]), float(lower[1]), float(lower[2])),
                                             _print_over_band(every, bands[g.name]))
             continue
+        ratio = _print_over_band(cells, bands[g.name])
+        if len(ratio) < 3:
+            # The reader needs three pieces of the print around a grid to read it against (_calibrated_bands).
+            unseen[g.name] = (f"the print around the {g.name} grid is not seen well (hidden, clipped white, or out "
+                              "of the photo)")
+            continue
         grid_lab[g.name] = (float(lab[0]), float(lab[1]), float(lab[2]))
-        band_ratio[g.name] = _print_over_band(cells, bands[g.name])
+        band_ratio[g.name] = ratio
     return PrintCalibration((float(board[0]), float(board[1]), float(board[2])), grid_lab, band_ratio, unseen,
                             clipped_all_over)
 
@@ -2726,7 +2734,8 @@ def _retake_reason(loc: Located, cells: Sequence[Cell], blur: float) -> str | No
     if glare:
         reasons.append("glare on cells " + ", ".join(f"{c.grid}[{c.row}][{c.col}]" for c in glare)
                        + "; tilt the board or move the light")
-    other = [c for c in cells if c.label == "?" and c.reason != "glare"]
+    # (A grid not set up with the camera is no matter of this photo either: another photo would not read it.)
+    other = [c for c in cells if c.label == "?" and c.reason not in ("glare", UNSET_REASON)]
     if other:
         reasons.append("uncertain cells " + ", ".join(f"{c.grid}[{c.row}][{c.col}]" for c in other))
     if reasons and loc.note:

@@ -224,10 +224,11 @@ def test_a_group_may_read_the_grids_set_up_so_far(tmp_path: Path, capsys: pytest
             calibrate(load_photo(on_helmet), load_template(), earlier=partial)
         partial = asked.value.partial
     assert partial is not None and partial.done == frozenset(GEAR_GRIDS) - {"helmet"}
-    fitted = keep_partial(partial)
+    fitted = keep_partial(partial, load_template())
     assert fitted.unset_grids == ("helmet",) and "helmet grid(s) not set up" in fitted.status
     assert fitted.grid_lab is not None and "helmet" not in fitted.grid_lab
     assert template_from_json(json.loads(json.dumps(fitted.to_json()))).unset_grids == ("helmet",)
+    assert fitted.grids["helmet"] == load_template().grids["helmet"]  # the place glare's fit did not bear out
 
     filled, truth = board_photo(tmp_path, 37, fill=0.4, conditions=cond, template=real)
     reading = read_board(load_photo(filled), fitted)
@@ -236,10 +237,11 @@ def test_a_group_may_read_the_grids_set_up_so_far(tmp_path: Path, capsys: pytest
     others = [c for c in reading.cells if c.grid != "helmet"]
     assert sum(c.label == truth[c.grid][c.row][c.col] for c in others) >= len(others) - 3
     assert all(c.label in ("?", truth[c.grid][c.row][c.col]) for c in reading.cells)
+    assert "helmet" not in (reading.retake or "")  # another photo would not read it
 
     # Nothing set up yet: nothing to keep.
     with pytest.raises(CalibrationError, match="no grid is set up"):
-        keep_partial(replace(partial, done=frozenset()))
+        keep_partial(replace(partial, done=frozenset()), load_template())
     # The command line does the same when asked, and says how when not.
     out = tmp_path / "part.json"
     code, _, err = run_cli(["vision", "calibrate", str(on_helmet), str(on_helmet), "--out", str(out)], capsys)
@@ -248,3 +250,23 @@ def test_a_group_may_read_the_grids_set_up_so_far(tmp_path: Path, capsys: pytest
                                "--keep-partial"], capsys)
     assert code == 0, err
     assert "helmet grid(s) not set up" in text and json.loads(out.read_text())["unset_grids"] == ["helmet"]
+
+
+def test_a_grid_whose_surrounding_print_is_not_seen_is_asked_for_again(tmp_path: Path) -> None:
+    """The reader reads a calibrated grid against at least three pieces of the print around it (band_ratio). A
+    photo of the empty board in which the print around a grid is not seen (here painted out white) does not set
+    that grid up: calibration asks for another photo, instead of keeping a grid no later photo could read."""
+    import cv2
+    from vision_photos import _grids_in_photo
+
+    real = _real_board()
+    cond = Conditions(size=(2400, 1800), mixed_light=0.0, occluder_shadow=0.0, glare=0.0)
+    photo, _ = board_photo(tmp_path, 38, gear=empty_gear(real), conditions=cond, template=real)
+    image, outer = _grids_in_photo(photo, ["sandals"], real, margin_mm=6.0)
+    _, inner = _grids_in_photo(photo, ["sandals"], real, margin_mm=1.5)
+    image[(outer > 0) & (inner == 0)] = 255
+    painted = tmp_path / "band-painted.png"
+    cv2.imwrite(str(painted), image)
+    with pytest.raises(CalibrationError, match="print around the sandals grid") as asked:
+        calibrate(load_photo(painted), load_template())
+    assert asked.value.partial is not None and "sandals" not in asked.value.partial.done

@@ -135,11 +135,13 @@ def test_gear_model_may_use_the_grids_set_up_so_far(tmp_path: Path, config: Path
     assert "set up in part" in model.message and "helmet grid(s) not set up" in model.message
     saved = json.loads(photos.calibration_file("symmetric").read_text())
     assert saved["unset_grids"] == ["helmet"] and "helmet" not in saved["grid_lab"]
+    assert saved["grids"]["helmet"] == load_template().to_json()["grids"]["helmet"]  # not glare's fit
     # The next photo of that board: the helmet's cells are unread, the others read.
     photo, truth = board_photo(tmp_path, 66, fill=0.4, conditions=Conditions(size=SMALL, glare=0.0))
     reading = photos.read_gear(str(photo), "symmetric", PACK)
     assert {(g, r, c) for g, r, c in reading.uncertain if g == "helmet"} == {
         ("helmet", r, c) for r in range(3) for c in range(4)}
+    assert "helmet" not in (reading.retake or "")  # another photo would not read it: no retake for that
     for name, rows in reading.grids.items():
         for want_row, got_row in zip(truth[name], rows, strict=True):
             assert all(g in (w, "?") for w, g in zip(want_row, got_row, strict=True))
@@ -214,3 +216,20 @@ def test_a_camera_frame_is_kept_losslessly_and_only_when_kept() -> None:
     photo = Photo(frame, None, ".png", "camera 0")  # nothing encoded while the frame is only read
     kept = cv2.imdecode(np.frombuffer(photo.data(), np.uint8), cv2.IMREAD_COLOR)
     assert np.array_equal(kept, frame)
+
+
+def test_the_offer_to_use_a_partial_set_up_follows_the_selected_players_board(tmp_path: Path, config: Path) -> None:
+    from games.fujikoro.app.gear import GearModel
+
+    game = FakeGame()
+    game.players = [{"name": "Aiko", "board": "symmetric"}, {"name": "Ben", "board": "yoshihiro"}]
+    model = GearModel(game, FakePack())
+    model.select(0)
+    empty, _ = board_photo(tmp_path, 63, gear=empty_gear(load_template()), conditions=Conditions(size=SMALL, glare=0.0))
+    model.setup_camera(str(glare_over(empty, "helmet", tmp_path / "glare-helmet.png")))
+    _settle(model)
+    assert model.camera_partial
+    model.select(1)  # Ben's board was never photographed
+    assert not model.camera_partial and not model.camera_ready
+    model.select(0)
+    assert model.camera_partial

@@ -407,8 +407,9 @@ def test_a_deep_print_keeps_its_calibration_whatever_the_flare_does_to_its_hue()
 
 def test_on_a_print_kept_as_clipped_white_a_flat_cell_the_network_finds_empty_is_empty() -> None:
     # Development seed 512, photo 14 at 12 MP: every grid's print kept as clipped white. Its empty cells are glare
-    # to the rules, and the network found them empty at 0.945-0.993, under GLARE_PALE_ACCEPT: 19 cells were '?'. Geometry tells: an empty cell whose middle is not clipped is flat inside, a cube shows its outline and
-    # side faces (_flat_on_pale).
+    # to the rules, and the network found them empty at 0.945-0.993, under GLARE_PALE_ACCEPT: 19 cells were '?'.
+    # Geometry tells: an empty cell whose middle is not clipped is flat inside, a cube shows its outline and side
+    # faces (_flat_on_pale).
     from vision.reader import GLARE_PALE_FLAT_ACCEPT, GLARE_WHITE_MAX, PALE_FLAT_EDGES
 
     image, truth, fitted = _calibrated_photo(512, 14, (4000, 3000))

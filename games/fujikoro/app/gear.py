@@ -123,6 +123,7 @@ class GearModel(EventDispatcher):  # type: ignore[misc]
         self.selected = index
         self.gear = self.gear_of(self.player_names[index])
         self.example_ready = self.player_names[index] in self._photos
+        self.refresh_camera()  # the camera set-up (whole or partial) is the selected player's board's
         self._show_uncertain()
         self._refresh()
 

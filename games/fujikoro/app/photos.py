@@ -114,11 +114,12 @@ def keep_partial_setup(board: str, partial: Partial, pack: DataPack) -> CameraSe
     from vision.calibrate import CalibrationError, keep_partial
     from vision.template import load_template
 
+    base = load_template(None, pack)
     try:
-        fitted = keep_partial(partial)
+        fitted = keep_partial(partial, base)
     except CalibrationError as error:
         raise PhotoSourceError(str(error)) from None
-    return _keep_setup(fitted, board, load_template(None, pack))
+    return _keep_setup(fitted, board, base)
 
 
 def _keep_setup(fitted: Template, board: str, base: Template) -> CameraSetup:

@@ -150,7 +150,7 @@ def _calibrate(args: argparse.Namespace) -> int:
             last = i == len(args.photo) - 1
             if last and args.keep_partial and error.partial is not None and error.partial.done:
                 print(f"{path.name}: {error}")
-                fitted = keep_partial(error.partial)
+                fitted = keep_partial(error.partial, base)
                 break
             if error.partial is None or last:
                 hint = ("; or add --keep-partial to read the grids set up so far"
