@@ -156,13 +156,10 @@ def keep_partial(partial: Partial, base: Template) -> Template:
     if not partial.done or fitted.band_ratio is None or fitted.grid_lab is None:
         raise CalibrationError("no grid is set up yet: take a photo of the empty board with the stickers' patches "
                                "in view")
+    # (A partial's print, clipped and faint lists hold the grids it set up only: calibrate keeps them so.)
     return replace(fitted, unset_grids=unset,
                    grids={name: base.grids.get(name, grid) if name in unset else grid
                           for name, grid in fitted.grids.items()},
-                   grid_lab={k: v for k, v in fitted.grid_lab.items() if k in partial.done},
-                   band_ratio={k: v for k, v in fitted.band_ratio.items() if k in partial.done},
-                   clipped_print=tuple(n for n in fitted.clipped_print if n in partial.done),
-                   faint_lines=tuple(n for n in fitted.faint_lines if n in partial.done),
                    status=fitted.status + (f"; the {', '.join(unset)} grid(s) not set up: left unread"
                                            if unset else ""))
 

@@ -320,6 +320,17 @@ class _Rectified:
                                    dtype=np.float32)
         return self._lum
 
+    _edges: F32 | None = None
+
+    @property
+    def edges(self) -> F32:
+        """Gradient magnitude of every pixel (Sobel, on the grey; computed once, on first use), for _inner_edges."""
+        if self._edges is None:
+            grey = cv2.cvtColor(self.raw, cv2.COLOR_BGR2GRAY).astype(np.float32)
+            self._edges = np.asarray(np.hypot(cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3),
+                                              cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)), dtype=np.float32)
+        return self._edges
+
     def glare_spots(self) -> list[tuple[float, float, float, float, float, float]]:
         """Clipped patches as (x, y, radius, width, height, fill) in mm: the centre, the radius of a disc of
         the same area, the bounding box and how much of it the patch fills (a disc 0.79, a square ~1)."""
@@ -1419,8 +1430,7 @@ def _leaning_allows(cell: Cell, label: str, calibrated: bool) -> bool:
     if not calibrated or "best" not in cell.features:
         return True
     best = int(cell.features["best"])
-    # A top darker than any cube's is print in a deep shadow, whatever material it ranks nearest.
-    return best >= 0 and "WMT"[best] == label and cell.features.get("L", CUBE_L_MIN) >= CUBE_L_MIN
+    return best >= 0 and "WMT"[best] == label and not _darker_than_a_cube(cell, label)
 
 
 def _darker_than_a_cube(cell: Cell, label: str) -> bool:
@@ -1756,7 +1766,7 @@ def _ring_veto(cells: Mapping[CellKey, Cell], read: _CellsRead, template: Templa
     every visible side of it is no plainly empty cell: both become '?'."""
     out = dict(cells)
     pose, cube, rect = read.loc.pose, template.cube_mm, read.rect
-    edges = _edge_image(rect) if read.unfamiliar else None
+    edges = rect.edges if read.unfamiliar else None
     for key, cell in cells.items():
         if cell.label == "?":
             continue
@@ -1792,12 +1802,6 @@ def _ring_veto(cells: Mapping[CellKey, Cell], read: _CellsRead, template: Templa
     return out
 
 
-def _edge_image(rect: _Rectified) -> F32:
-    """The rectified board's gradient magnitude (Sobel, on its grey), for _inner_edges."""
-    grey = cv2.cvtColor(rect.raw, cv2.COLOR_BGR2GRAY).astype(np.float32)
-    return np.hypot(cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3))
-
-
 #: On a grid whose print calibration kept as clipped white (Template.clipped_print), a glare cell the network
 #: finds empty at GLARE_PALE_FLAT_ACCEPT or more is empty if where a cube's top would be is not clipped white
 #: (less than GLARE_WHITE_MAX of it) and the cell is flat inside (_inner_edges at most PALE_FLAT_EDGES): a cube
@@ -1820,7 +1824,7 @@ def _flat_on_pale(cells: Mapping[CellKey, Cell], read: _CellsRead, template: Tem
             and c.features["net_p"] >= GLARE_PALE_FLAT_ACCEPT and c.features.get("white", 1.0) < GLARE_WHITE_MAX]
     if not keys:
         return dict(cells)
-    edges = _edge_image(read.rect)
+    edges = read.rect.edges
     out = dict(cells)
     for key in keys:
         cell = cells[key]
