@@ -58,6 +58,10 @@ ACCEPT = 0.98
 VIEWS = 2
 
 MODEL_PATH = Path(__file__).with_name("models") / "cellnet.npz"
+#: A second network, trained on other photos from another initialisation (``python -m vision.train_cellnet
+#: --check``). Where the reader lets the first network's answer stand on its own, the second must give the
+#: same label too (``check_agrees``).
+CHECK_PATH = Path(__file__).with_name("models") / "cellnet-check.npz"
 
 
 def patch(raw: U8, x0: float, y0: float, ppm: float, centre: tuple[float, float], ref_rgb: F32,
@@ -217,6 +221,15 @@ def _count(arrays: dict[str, F32], prefix: str) -> int:
     while f"{prefix}{n}.w" in arrays:
         n += 1
     return n
+
+
+@lru_cache(maxsize=1)
+def default_check() -> CellNet | None:
+    """The shipped second network (CHECK_PATH), or None when its weights are missing (no cell is then decided
+    by the two networks' agreement)."""
+    if not CHECK_PATH.exists():
+        return None
+    return CellNet.from_file(CHECK_PATH)
 
 
 @lru_cache(maxsize=1)

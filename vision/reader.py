@@ -35,7 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision import cellnet
-from vision.cellnet import CellNet, default_net
+from vision.cellnet import CellNet, default_check, default_net
 from vision.colour import LINEAR_LUT, lab_of, lab_to_linear_rgb, linear_rgb_to_lab
 from vision.markers import Pose, estimate_pose, find_markers, fit_homography, grey_of
 from vision.stickers import BLACK_REFLECTANCE, PAPER_REFLECTANCE, patch_box_mm
@@ -89,6 +89,8 @@ WHITE_TOP_OFFSET = 2.0
 HALO_GAP = 2.5
 HALO_LEVEL = 1.3
 HALO_FRACTION = 0.25
+#: A clipped patch thinner than this (mm) is a cube's edge catching the light, not a highlight on the print.
+EDGE_SPOT_MM = 1.0
 
 
 class PhotoError(ValueError):
@@ -289,6 +291,22 @@ def _grid_line_score(grey: U8, hom: F64, template: Template) -> float:
 # Rectified sampling.
 
 
+@dataclass(frozen=True, slots=True)
+class GlareSpot:
+    """A clipped patch of the rectified board, in board mm."""
+
+    x: float
+    y: float
+    #: The radius of a disc of the same area.
+    radius: float
+    #: The smallest rectangle around it, at any angle: (shorter side, longer side).
+    sides: tuple[float, float]
+    #: How much of that rectangle it fills (a square about 1, a disc 0.79, at any angle).
+    fill: float
+    #: Twice the largest distance from a clipped pixel to the patch's edge: a line's width, a disc's diameter.
+    thickness: float
+
+
 class _Rectified:
     """The grid area warped to ``ppm`` pixels per mm (8-bit BGR); pixel (0, 0) is mm (x0, y0).
 
@@ -331,22 +349,31 @@ class _Rectified:
                                               cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)), dtype=np.float32)
         return self._edges
 
-    def glare_spots(self) -> list[tuple[float, float, float, float, float, float]]:
-        """Clipped patches as (x, y, radius, width, height, fill) in mm: the centre, the radius of a disc of
-        the same area, the bounding box and how much of it the patch fills (a disc 0.79, a square ~1)."""
+    def glare_spots(self) -> list[GlareSpot]:
+        """Clipped patches (at least half a square mm), measured in board mm."""
         mask = (self.peak >= GLARE_LEVEL).astype(np.uint8)
         if not mask.any():
             return []
-        count, _, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        count, labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        depth: F32 | None = None
         spots = []
         for i in range(1, count):
             area = stats[i, cv2.CC_STAT_AREA] / self.ppm**2
             if area < 0.5:
                 continue
+            if depth is None:
+                depth = np.asarray(cv2.distanceTransform(mask, cv2.DIST_L2, 3), dtype=np.float32)
+            x0, y0 = stats[i, cv2.CC_STAT_LEFT], stats[i, cv2.CC_STAT_TOP]
+            box = (slice(y0, y0 + stats[i, cv2.CC_STAT_HEIGHT]), slice(x0, x0 + stats[i, cv2.CC_STAT_WIDTH]))
+            own = labels[box] == i
+            ys, xs = np.nonzero(own)
+            (_, _), (rw, rh), _ = cv2.minAreaRect(np.column_stack([xs, ys]).astype(np.float32))
+            # A pixel is a square: the rectangle around the pixels' centres is a pixel short each way.
+            rw, rh = (rw + 1) / self.ppm, (rh + 1) / self.ppm
             cx, cy = centroids[i]
-            w, h = stats[i, cv2.CC_STAT_WIDTH] / self.ppm, stats[i, cv2.CC_STAT_HEIGHT] / self.ppm
-            spots.append((self.x0 + cx / self.ppm, self.y0 + cy / self.ppm, math.sqrt(area / math.pi), w, h,
-                          area / max(w * h, 1e-6)))
+            spots.append(GlareSpot(self.x0 + cx / self.ppm, self.y0 + cy / self.ppm, math.sqrt(area / math.pi),
+                                   (min(rw, rh), max(rw, rh)), area / max(rw * rh, 1e-6),
+                                   2 * float(depth[box][own].max()) / self.ppm))
         return spots
 
     def brightened_around(self, x: float, y: float, radius: float, level: float) -> float:
@@ -1280,9 +1307,12 @@ def _measure(rect: _Rectified, grid: Grid, pose: Pose, cube: float, r: int, c: i
 
 
 def read_board(image: U8, template: Template, *, cube_lab: Mapping[str, Sequence[float]] | None = None,
-               net: CellNet | None | bool = True, read_unfamiliar: bool = False) -> BoardReading:
+               net: CellNet | None | bool = True, read_unfamiliar: bool = False,
+               check: CellNet | None | bool = True) -> BoardReading:
     """Reads the template's gear grids from a BGR photo. ``net``: the cell network that takes a second look
-    at undecided cells (True: the shipped one; False or None: the rules alone).
+    at undecided cells (True: the shipped one; False or None: the rules alone); ``check``: the second network,
+    whose agreement lets the first decide a little below its own thresholds (True: the shipped one, if any;
+    False or None: not asked, see NET_PAIR_ACCEPT).
 
     A board that looks unlike its template or calibration (its print measured against the stickers' patches
     far from the template's, or a grid printed unlike the board around it) is refused cell by cell with
@@ -1295,7 +1325,8 @@ def read_board(image: U8, template: Template, *, cube_lab: Mapping[str, Sequence
     def net_decides(key: CellKey) -> bool:
         return key[0] not in read.unfamiliar or (NET_ON_CALIBRATED and key[0] in read.calibrated)
 
-    cells_by_key = (_second_look(read, template, model, familiar=net_decides)
+    pair = default_check() if check is True else (check or None)
+    cells_by_key = (_second_look(read, template, model, familiar=net_decides, check=pair)
                     if model is not None else read.cells)
     if model is not None:
         cells_by_key = _flat_on_pale(cells_by_key, read, template)
@@ -1410,6 +1441,20 @@ CROSS_CHECK_BELOW = 0.8
 #: A cross-checked cell whose rule label the network gives less than this probability becomes '?'.
 DISAGREE_BELOW = 0.5
 DISAGREE_REASON = "the rules and the cell network disagree"
+#: Two networks that learnt from different photos (cellnet.MODEL_PATH and cellnet.CHECK_PATH) are rarely sure of
+#: the same wrong answer: on a calibrated grid, a cell the rules leave '?' for one of PAIR_REASONS takes the label
+#: both give this probability or more (_paired). On development seeds 508-513 and 515 (12 MP, calibrated; 22,464
+#: cells) that read 158 cells more, none wrong. At 0.93 two were wrong (seed 510, photo 67: a tooth empty at 0.933
+#: and 0.971; seed 511, photo 48: metal wood at 0.939 and 0.945); the first network alone at 0.95 was wrong twice
+#: where the second gave 0.48-0.53 (seed 510, photo 93; seed 512, photo 38).
+NET_PAIR_ACCEPT = 0.95
+#: The reasons a cell may be decided by the two networks' agreement: questions of shape, the two readers'
+#: disagreement, and the two readings a calibrated print cannot vouch for (_calibrated_doubts), which the first
+#: network alone may not decide. Not glare: a top clipped white shows neither network its material, and both were
+#: sure and wrong alike there (development seed 510, photo 81: teeth and metal under a lamp that clipped every
+#: top, read as wood at 0.98-1.0 by both).
+PAIR_REASONS = SECOND_LOOK_REASONS | {DISAGREE_REASON, DEEP_PRINT_REASON, WOOD_PRINT_SHADE_REASON}
+
 #: On calibrated grids (boards neither reader was tuned on) every cell the rules decided is cross-checked, however
 #: sure the rules were. At 2000x1500 on development seed 509 the rules read a metal cube as a tooth at 0.83.
 CROSS_CHECK_CALIBRATED = True
@@ -1462,11 +1507,14 @@ def _unsure(cell: Cell) -> bool:
 
 
 def _second_look(read: _CellsRead, template: Template, model: CellNet, *,
-                 familiar: Callable[[CellKey], bool] = lambda _k: True) -> dict[CellKey, Cell]:
+                 familiar: Callable[[CellKey], bool] = lambda _k: True,
+                 check: CellNet | None = None) -> dict[CellKey, Cell]:
     """Undecided cells the network is very sure of take its label; the rest keep their '?' and reason.
     Cells the rules decided with little margin are cross-checked: if the network finds their label
     unlikely, the two readers disagree and the cell is '?' (on a calibrated grid, the network's answer when it
-    is sure at NET_ALONE_ACCEPT; the rules' label is kept in the ``rules_label`` feature)."""
+    is sure at NET_ALONE_ACCEPT; the rules' label is kept in the ``rules_label`` feature). Then, on calibrated
+    grids, the ``check`` network is asked about the cells still '?' that the first is sure of at NET_PAIR_ACCEPT
+    (_paired)."""
     undecided = [k for k, c in read.cells.items() if c.label == "?" and "ref_r" in c.features and familiar(k)
                  and (c.reason in SECOND_LOOK_REASONS or (c.reason == "glare" and k[0] in read.calibrated
                                                           and GLARE_LOOK_ON_CALIBRATED))]
@@ -1500,6 +1548,40 @@ def _second_look(read: _CellsRead, template: Template, model: CellNet, *,
                if cell.reason == "glare" else p[best] >= cellnet.ACCEPT)
               and (alone or _leaning_allows(cell, cellnet.LABELS[best], calibrated))):
             out[key] = replace(cell, label=cellnet.LABELS[best], confidence=float(p[best]), reason="", features=feats)
+        else:
+            out[key] = replace(cell, features=feats)
+    return _paired(out, read, template, model, check, familiar) if check is not None else out
+
+
+def _paired(cells: dict[CellKey, Cell], read: _CellsRead, template: Template, model: CellNet, check: CellNet,
+            familiar: Callable[[CellKey], bool]) -> dict[CellKey, Cell]:
+    """Cells of calibrated grids still '?' for one of PAIR_REASONS, whose top is not darker than a cube's, that
+    the first network is sure of at NET_PAIR_ACCEPT: the second network is shown the same patch, and where it
+    gives the same label at NET_PAIR_ACCEPT or more, the cell takes that label (its confidence the lower of the
+    two; the feature ``check_p``). Cells the first network was not shown (PAIR_REASONS beyond
+    SECOND_LOOK_REASONS) are shown to it first."""
+    ask = [k for k, c in cells.items() if c.label == "?" and c.reason in PAIR_REASONS and k[0] in read.calibrated
+           and familiar(k) and "ref_r" in c.features]
+    out = dict(cells)
+    unseen = [k for k in ask if "net_p" not in out[k].features]
+    if unseen:
+        for key, p in zip(unseen, model.probabilities(cell_patches(read, template, unseen), views=cellnet.VIEWS),
+                          strict=True):
+            best = int(np.argmax(p))
+            out[key] = replace(out[key], features={**out[key].features, "net_p": float(p[best]),
+                                                   "net_best": float(best)})
+    ask = [k for k in ask if out[k].features["net_p"] >= NET_PAIR_ACCEPT
+           and not _darker_than_a_cube(out[k], cellnet.LABELS[int(out[k].features["net_best"])])]
+    if not ask:
+        return out
+    for key, p in zip(ask, check.probabilities(cell_patches(read, template, ask), views=cellnet.VIEWS), strict=True):
+        cell = out[key]
+        best = int(cell.features["net_best"])
+        agree = float(p[best])
+        feats = {**cell.features, "check_p": agree}
+        if agree >= NET_PAIR_ACCEPT:
+            out[key] = replace(cell, label=cellnet.LABELS[best], confidence=min(agree, cell.features["net_p"]),
+                               reason="", features=feats)
         else:
             out[key] = replace(cell, features=feats)
     return out
@@ -1675,22 +1757,27 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
                 out[(g.name, r, c)] = Cell(g.name, r, c, label, conf, reason, feats)
         return out
 
-    # A clipped highlight's halo adds white light around it: cells near one are not read at all. A tooth's
-    # top in bright light may clip too; it is a square of the cube's size where a cube's top stands, and
-    # the print around it is no brighter than elsewhere: that is no glare.
+    # A clipped highlight's halo adds white light around it: cells near one are not read at all. But not every
+    # clipped patch is a highlight on the print. A cube's top in bright light may clip: a square of the cube's
+    # size where a cube's top stands (at any angle); if the print around it is no brighter than elsewhere, it is
+    # no glare and the top is read. And a cube's edge catches the light as a thin clipped line (EDGE_SPOT_MM):
+    # no halo around it.
     print_lum = float(np.median([float(s.rgb @ _LUMA) for s in all_bands])) if all_bands else 0.0
-    for x, y, radius, w, h, fill in rect.glare_spots():
-        if print_lum > 0 and _white_top(template, loc.pose, x, y, w, h, fill) and rect.brightened_around(
-                x, y, radius, HALO_LEVEL * print_lum) < HALO_FRACTION:
+    for spot in rect.glare_spots():
+        if spot.thickness < EDGE_SPOT_MM:
+            continue
+        top = _white_top(template, loc.pose, spot)
+        if top and print_lum > 0 and rect.brightened_around(
+                spot.x, spot.y, spot.radius, HALO_LEVEL * print_lum) < HALO_FRACTION:
             for g, r, c in keys:
                 cx, cy = g.cell_centre(r, c)
-                if math.hypot(cx - x, cy - y) < cube:
+                if math.hypot(cx - spot.x, cy - spot.y) < cube:
                     m = measures[(g.name, r, c)]
                     measures[(g.name, r, c)] = _Measure(m.core, m.top, 0.0, m.uneven_top)
             continue
         for g, r, c in keys:
             cx, cy = g.cell_centre(r, c)
-            if math.hypot(cx - x, cy - y) < GLARE_HALO * radius + g.cell_mm * 0.75:
+            if math.hypot(cx - spot.x, cy - spot.y) < GLARE_HALO * spot.radius + g.cell_mm * 0.75:
                 m = measures[(g.name, r, c)]
                 measures[(g.name, r, c)] = _Measure(m.core, m.top, 1.0, m.uneven_top)
     first = classify_all({})
@@ -1895,19 +1982,19 @@ def _inner_edges(edges: F32, rect: _Rectified, grid: Grid, r: int, c: int, reach
     return float(np.percentile(edges[sl], 95) / max(level, 1.0))
 
 
-def _white_top(template: Template, pose: Pose, x: float, y: float, w: float, h: float, fill: float) -> bool:
-    """Whether a clipped patch is shaped and placed like a cube's top face: a square (not a glare spot's
-    disc) of about the cube's side, centred where a cube's top would appear in some cell."""
+def _white_top(template: Template, pose: Pose, spot: GlareSpot) -> bool:
+    """Whether a clipped patch is shaped and placed like a cube's top face: a square at any angle (not a glare
+    spot's disc) of about the cube's side, centred where a cube's top would appear in some cell."""
     cube = template.cube_mm
-    if not (WHITE_TOP_SIDE[0] * cube <= min(w, h) and max(w, h) <= WHITE_TOP_SIDE[1] * cube
-            and fill >= WHITE_TOP_FILL):
+    if not (WHITE_TOP_SIDE[0] * cube <= spot.sides[0] and spot.sides[1] <= WHITE_TOP_SIDE[1] * cube
+            and spot.fill >= WHITE_TOP_FILL):
         return False
     for g in template.gear_grids:
         for r in range(g.rows):
             for c in range(g.cols):
                 cx, cy = g.cell_centre(r, c)
                 dx, dy = pose.top_shift(cx, cy, cube)
-                if math.hypot(cx + dx - x, cy + dy - y) < WHITE_TOP_OFFSET:
+                if math.hypot(cx + dx - spot.x, cy + dy - spot.y) < WHITE_TOP_OFFSET:
                     return True
     return False
 

@@ -58,6 +58,13 @@ SECOND_SETS: tuple[tuple[str, int, int, tuple[int, int]], ...] = (
     ("train", 520, 100, TRAIN_SIZE), ("train", 521, 100, TRAIN_SIZE),
     ("train", 522, 100, TRAIN_SIZE),
     ("ordinary", 501, 40, (4000, 3000)), ("ordinary", 506, 120, TRAIN_SIZE), ("ordinary", 507, 100, (4000, 3000)))
+#: The second network (``cellnet.CHECK_PATH``), which checks the first's surest answers where the reader takes
+#: them on its own (see ``cellnet.CHECK_PATH``): the same first-renderer photos, other second-renderer photos
+#: (training seeds the first network never saw), another initialisation. Two networks that learnt from different
+#: photos are rarely sure of the same wrong answer.
+CHECK_SECOND_SETS: tuple[tuple[str, int, int, tuple[int, int]], ...] = tuple(
+    ("train", seed, 100, TRAIN_SIZE) for seed in (523, 524, 525, 526, 527))
+CHECK_SEED = 1
 #: The network: the patch averaged over PRE_POOL x PRE_POOL pixels, then 3x3 convolutions of these widths,
 #: each followed by 2x2 max pooling (a quarter of the arithmetic of four layers on the full patch: the
 #: reader shows it every undecided cell, and a photo must read in well under 150 ms).
@@ -124,8 +131,8 @@ def labelled(folder: Path, template: Template) -> dict[Path, Template]:
             for path in labelled_photos(folder)}
 
 
-def dataset(template: Template, size: tuple[int, int] = TRAIN_SIZE,
-            folders: Sequence[Path] = ()) -> dict[str, np.ndarray]:
+def dataset(template: Template, size: tuple[int, int] = TRAIN_SIZE, folders: Sequence[Path] = (),
+            second_sets: Sequence[tuple[str, int, int, tuple[int, int]]] = SECOND_SETS) -> dict[str, np.ndarray]:
     parts = []
     root = photo_cache_dir()
     for seed, count in FIRST_SEEDS:
@@ -135,7 +142,7 @@ def dataset(template: Template, size: tuple[int, int] = TRAIN_SIZE,
         parts.append({**_cached(folder / f"cells-{count}.npz", lambda p=paths: extract(p, template)),
                       "renderer": np.zeros(1, dtype=np.int64)})
         print(f"first renderer, seed {seed}: {count} photos", file=sys.stderr, flush=True)
-    for kind, seed, count, own_size in SECOND_SETS:
+    for kind, seed, count, own_size in second_sets:
         assert seed != synth2.TEST_SEED, "the second renderer's test seed is never trained on"
         look = synth2.Look(size=own_size)
         folder = synth2.set_folder(root, kind, seed, look)
@@ -291,16 +298,19 @@ def _export(model: object, path: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--epochs", type=int, default=16)
-    ap.add_argument("--out", type=Path, default=cellnet.MODEL_PATH)
+    ap.add_argument("--out", type=Path, help=f"default {cellnet.MODEL_PATH} ({cellnet.CHECK_PATH} with --check)")
+    ap.add_argument("--check", action="store_true",
+                    help="train the second network, which checks the first's answers (other photos, other seed)")
     ap.add_argument("--data-only", action="store_true", help="render and extract the training cells, no training")
     ap.add_argument("--labelled", type=Path, action="append", default=[], metavar="FOLDER",
                     help="also train on a folder of labelled photos (vision.examples; may be repeated)")
     args = ap.parse_args(argv)
     template = load_template()
-    data = dataset(template, folders=args.labelled)
+    data = dataset(template, folders=args.labelled, second_sets=CHECK_SECOND_SETS if args.check else SECOND_SETS)
     if args.data_only:
         return 0
-    train(data, args.epochs, args.out)
+    out = args.out or (cellnet.CHECK_PATH if args.check else cellnet.MODEL_PATH)
+    train(data, args.epochs, out, seed=CHECK_SEED if args.check else 0)
     return 0
 
 

@@ -8,10 +8,13 @@ cells '?'."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
+import numpy.typing as npt
 import pytest
 from vision_photos import benchmark_photo
 
@@ -20,8 +23,11 @@ from vision.markers import Pose
 from vision.reader import (
     CUBE_LAB,
     DEFAULT_BOARD_LAB,
+    EDGE_SPOT_MM,
+    WHITE_TOP_FILL,
     BoardReading,
     Cell,
+    GlareSpot,
     _band_unshaded,
     _BandSample,
     _beyond_umbra,
@@ -31,6 +37,7 @@ from vision.reader import (
     _local_shadow_sides,
     _Measure,
     _on_shadow_line,
+    _Rectified,
     _white_top,
     load_photo,
     read_board,
@@ -101,10 +108,40 @@ def test_only_a_cube_sized_square_where_a_top_stands_may_be_a_clipped_tooth() ->
     pose = Pose(focal_px=1700.0, centre_mm=(140.0, 90.0), height_mm=400.0, focal_estimated=False)
     x, y = template.grids["helmet"].cell_centre(1, 1)
     dx, dy = pose.top_shift(x, y, template.cube_mm)
-    assert _white_top(template, pose, x + dx, y + dy, 8.2, 7.9, 0.95)
-    assert not _white_top(template, pose, x + dx, y + dy, 8.2, 7.9, 0.79)  # a disc: a glare spot
-    assert not _white_top(template, pose, x + dx, y + dy, 14.0, 13.0, 0.95)  # larger than a cube
-    assert not _white_top(template, pose, x + 6.0, y + dy, 8.2, 7.9, 0.95)  # on a grid line, not a top
+
+    def spot(at_x: float, sides: tuple[float, float], fill: float) -> GlareSpot:
+        return GlareSpot(at_x, y + dy, 4.5, sides, fill, min(sides))
+
+    assert _white_top(template, pose, spot(x + dx, (7.9, 8.2), 0.95))
+    assert not _white_top(template, pose, spot(x + dx, (7.9, 8.2), 0.79))  # a disc: a glare spot
+    assert not _white_top(template, pose, spot(x + dx, (13.0, 14.0), 0.95))  # larger than a cube
+    assert not _white_top(template, pose, spot(x + 6.0, (7.9, 8.2), 0.95))  # on a grid line, not a top
+
+
+def _clipped_board(draw: Callable[[npt.NDArray[np.uint8]], None]) -> list[GlareSpot]:
+    """The clipped spots of a mid-grey board, 5 px a mm, with ``draw`` painting white on it."""
+    image = np.full((600, 800, 3), 120, np.uint8)
+    draw(image)
+    return _Rectified(image, np.diag([5.0, 5.0, 1.0]), (0.0, 0.0, 160.0, 120.0), 5.0).glare_spots()
+
+
+def test_a_clipped_square_is_a_square_at_any_angle_and_a_disc_is_not() -> None:
+    # The second renderer's cubes stand turned by a few degrees, as on a real table: a clipped top turned by
+    # 20 degrees fills only 61 % of the upright box around it, but nearly all of the smallest box at its angle.
+    for angle in (0.0, 20.0, 45.0):
+        corners = cv2.boxPoints(((400.0, 300.0), (40.0, 40.0), angle)).astype(np.int32)
+        (spot,) = _clipped_board(lambda im, c=corners: cv2.fillConvexPoly(im, c, (255, 255, 255)))
+        assert 7.6 <= spot.sides[0] <= spot.sides[1] <= 8.6, (angle, spot)
+        assert spot.fill >= WHITE_TOP_FILL, (angle, spot)
+    (disc,) = _clipped_board(lambda im: cv2.circle(im, (400, 300), 20, (255, 255, 255), -1))
+    assert disc.fill < WHITE_TOP_FILL
+
+
+def test_a_cube_edge_catching_the_light_is_a_thin_line_not_a_highlight() -> None:
+    (line,) = _clipped_board(lambda im: cv2.line(im, (300, 300), (500, 320), (255, 255, 255), 2))
+    assert line.thickness < EDGE_SPOT_MM
+    (blob,) = _clipped_board(lambda im: cv2.circle(im, (400, 300), 10, (255, 255, 255), -1))
+    assert blob.thickness > 3.0
 
 
 def test_metal_beyond_the_deepest_shadow_of_its_colour_is_metal(tmp_path: Path) -> None:

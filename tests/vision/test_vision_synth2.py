@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from vision_photos import SMALL, board_photo, run_cli
 
-from vision import synth, synth2
+from vision import cellnet, synth, synth2
 from vision.reader import NO_PATCHES_REASON, UNFAMILIAR_REASON, read_board
 from vision.template import GEAR_GRIDS, Template, load_template
 
@@ -463,4 +463,38 @@ def test_a_calibrated_grid_whose_band_is_out_of_view_is_unread_not_the_board_ref
     assert all(c.label == "?" and c.reason == BAND_HIDDEN_REASON for c in reading.cells if c.grid == "sandals")
     assert reading.retake != UNFAMILIAR_REASON
     assert sum(c.label != "?" for c in reading.cells if c.grid != "sandals") >= 20
+    assert _confident_errors(truth, dict(reading.grids)) == 0
+
+
+def test_two_networks_that_agree_decide_cells_the_first_alone_may_not() -> None:
+    # Development seed 515, photo 29 at 12 MP: a grid printed in wood's own colour. Its empty cells in the cubes'
+    # shade are darker than the print's light, which on such a print a shaded wood cube's top is too, so the rules
+    # leave them '?' and the first network alone may not decide them (_calibrated_doubts). Both networks, which
+    # learnt from different photos, find them empty at 0.99 or more (NET_PAIR_ACCEPT): they are.
+    from vision.reader import NET_PAIR_ACCEPT, WOOD_PRINT_SHADE_REASON
+
+    image, truth, fitted = _calibrated_photo(515, 29, (4000, 3000))
+    shaded = [("helmet", 1, 1), ("helmet", 1, 2), ("helmet", 1, 3), ("helmet", 2, 0)]
+    alone = {(c.grid, c.row, c.col): c for c in read_board(image, fitted, check=False).cells}
+    assert all(alone[k].label == "?" and alone[k].reason == WOOD_PRINT_SHADE_REASON for k in shaded)
+    reading = read_board(image, fitted)
+    paired = {(c.grid, c.row, c.col): c for c in reading.cells}
+    for g, r, c in shaded:
+        assert truth[g][r][c] == "."
+        assert paired[(g, r, c)].label == "." and paired[(g, r, c)].features["check_p"] >= NET_PAIR_ACCEPT
+    assert _confident_errors(truth, dict(reading.grids)) == 0
+
+
+def test_the_second_network_keeps_a_mistake_the_first_is_sure_of_unread() -> None:
+    # Development seed 510, photo 43 at 12 MP: on a deep print the tooth at weapon_right (0, 1) is wood to the first
+    # network at 0.97, above NET_PAIR_ACCEPT; the second gives wood 0.01. The cell stays '?'.
+    from vision.reader import NET_PAIR_ACCEPT
+
+    image, truth, fitted = _calibrated_photo(510, 43, (4000, 3000))
+    assert truth["weapon_right"][0][1] == "T"
+    reading = read_board(image, fitted)
+    cell = next(c for c in reading.cells if (c.grid, c.row, c.col) == ("weapon_right", 0, 1))
+    assert cell.label == "?"
+    assert cell.features["net_best"] == cellnet.LABELS.index("W") and cell.features["net_p"] >= NET_PAIR_ACCEPT
+    assert cell.features["check_p"] < NET_PAIR_ACCEPT
     assert _confident_errors(truth, dict(reading.grids)) == 0
