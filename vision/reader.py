@@ -1444,15 +1444,17 @@ DISAGREE_REASON = "the rules and the cell network disagree"
 #: Two networks that learnt from different photos (cellnet.MODEL_PATH and cellnet.CHECK_PATH) are rarely sure of
 #: the same wrong answer: on a calibrated grid, a cell the rules leave '?' for one of PAIR_REASONS takes the label
 #: both give this probability or more (_paired). On development seeds 508-513 and 515 (12 MP, calibrated; 22,464
-#: cells) that read 158 cells more, none wrong. At 0.93 two were wrong (seed 510, photo 67: a tooth empty at 0.933
-#: and 0.971; seed 511, photo 48: metal wood at 0.939 and 0.945); the first network alone at 0.95 was wrong twice
-#: where the second gave 0.48-0.53 (seed 510, photo 93; seed 512, photo 38).
+#: cells) that read 158 cells more outside glare, none wrong. At 0.93 two were wrong (seed 510, photo 67: a tooth
+#: empty at 0.933 and 0.971; seed 511, photo 48: metal wood at 0.939 and 0.945); the first network alone at 0.95
+#: was wrong twice where the second gave 0.48-0.53 (seed 510, photo 93; seed 512, photo 38).
 NET_PAIR_ACCEPT = 0.95
 #: The reasons a cell may be decided by the two networks' agreement: questions of shape, the two readers'
 #: disagreement, and the two readings a calibrated print cannot vouch for (_calibrated_doubts), which the first
-#: network alone may not decide. Not glare: a top clipped white shows neither network its material, and both were
-#: sure and wrong alike there (development seed 510, photo 81: teeth and metal under a lamp that clipped every
-#: top, read as wood at 0.98-1.0 by both).
+#: network alone may not decide. Glare cells only where the rules, reading past the glare, read the same
+#: (_glare_pair): where they could not tell, both networks were sure and wrong alike (development seed 510, photo
+#: 81: metal under a red lamp read as wood at 0.97-1.0 by both; seeds 509/49 and 509/94: metal on a print kept as
+#: clipped white read empty at 0.98-0.999). With the rules' reading, 77 glare cells more on the development seeds,
+#: none wrong (the nearest wrong, metal as a tooth, at 0.88).
 PAIR_REASONS = SECOND_LOOK_REASONS | {DISAGREE_REASON, DEEP_PRINT_REASON, WOOD_PRINT_SHADE_REASON}
 
 #: On calibrated grids (boards neither reader was tuned on) every cell the rules decided is cross-checked, however
@@ -1553,15 +1555,23 @@ def _second_look(read: _CellsRead, template: Template, model: CellNet, *,
     return _paired(out, read, template, model, check, familiar) if check is not None else out
 
 
+def _glare_pair(cell: Cell, pale: bool) -> bool:
+    """Whether a glare cell may be decided by the two networks' agreement: the rules, reading past the glare, read
+    what the first network reads (GLARE_PAIR), on a grid whose print is not kept as clipped white."""
+    return (cell.reason == "glare" and not pale and "net_best" in cell.features and "glare_rules" in cell.features
+            and GLARE_RULES[int(cell.features["glare_rules"])] == cellnet.LABELS[int(cell.features["net_best"])])
+
+
 def _paired(cells: dict[CellKey, Cell], read: _CellsRead, template: Template, model: CellNet, check: CellNet,
             familiar: Callable[[CellKey], bool]) -> dict[CellKey, Cell]:
-    """Cells of calibrated grids still '?' for one of PAIR_REASONS, whose top is not darker than a cube's, that
+    """Cells of calibrated grids still '?' for one of PAIR_REASONS (or glare, _glare_pair), whose top is not darker
+    than a cube's, that
     the first network is sure of at NET_PAIR_ACCEPT: the second network is shown the same patch, and where it
     gives the same label at NET_PAIR_ACCEPT or more, the cell takes that label (its confidence the lower of the
     two; the feature ``check_p``). Cells the first network was not shown (PAIR_REASONS beyond
     SECOND_LOOK_REASONS) are shown to it first."""
-    ask = [k for k, c in cells.items() if c.label == "?" and c.reason in PAIR_REASONS and k[0] in read.calibrated
-           and familiar(k) and "ref_r" in c.features]
+    ask = [k for k, c in cells.items() if c.label == "?" and k[0] in read.calibrated and familiar(k)
+           and "ref_r" in c.features and (c.reason in PAIR_REASONS or _glare_pair(c, k[0] in template.clipped_print))]
     out = dict(cells)
     unseen = [k for k in ask if "net_p" not in out[k].features]
     if unseen:

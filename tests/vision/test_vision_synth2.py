@@ -498,3 +498,24 @@ def test_the_second_network_keeps_a_mistake_the_first_is_sure_of_unread() -> Non
     assert cell.features["net_best"] == cellnet.LABELS.index("W") and cell.features["net_p"] >= NET_PAIR_ACCEPT
     assert cell.features["check_p"] < NET_PAIR_ACCEPT
     assert _confident_errors(truth, dict(reading.grids)) == 0
+
+
+def test_under_glare_both_networks_and_the_rules_reading_past_it_must_agree() -> None:
+    # Development seed 515, photo 40 at 12 MP: five teeth whose cells the rules leave to glare, though reading past
+    # it they read teeth; the first network gives them 0.989-0.994, under GLARE_ACCEPT (0.995). The second network
+    # agrees at NET_PAIR_ACCEPT or more: teeth, as they are. (Where the rules reading past the glare could not
+    # tell, both networks were sure and wrong alike on other photos: _glare_pair asks for the rules' reading too.)
+    from vision.reader import GLARE_RULES, NET_PAIR_ACCEPT
+
+    image, truth, fitted = _calibrated_photo(515, 40, (4000, 3000))
+    teeth = [("helmet", 1, 2), ("sandals", 0, 0), ("weapon_left", 0, 1), ("weapon_left", 1, 4), ("weapon_left", 2, 0)]
+    alone = {(c.grid, c.row, c.col): c for c in read_board(image, fitted, check=False).cells}
+    reading = read_board(image, fitted)
+    paired = {(c.grid, c.row, c.col): c for c in reading.cells}
+    for key in teeth:
+        g, r, c = key
+        assert truth[g][r][c] == "T"
+        assert alone[key].label == "?" and alone[key].reason == "glare"
+        assert GLARE_RULES[int(paired[key].features["glare_rules"])] == "T"
+        assert paired[key].label == "T" and paired[key].features["check_p"] >= NET_PAIR_ACCEPT
+    assert _confident_errors(truth, dict(reading.grids)) == 0
