@@ -58,9 +58,9 @@ ACCEPT = 0.98
 VIEWS = 2
 
 MODEL_PATH = Path(__file__).with_name("models") / "cellnet.npz"
-#: A second network, trained on other photos from another initialisation (``python -m vision.train_cellnet
-#: --check``). Where the reader lets the first network's answer stand on its own, the second must give the
-#: same label too (``check_agrees``).
+#: A second network of the same shape, trained on other photos from another initialisation (``python -m
+#: vision.train_cellnet --check``). On calibrated grids the reader takes the first network's answer for a cell it
+#: would leave '?' where both give the same label (``reader.NET_PAIR_ACCEPT``, ``reader._paired``).
 CHECK_PATH = Path(__file__).with_name("models") / "cellnet-check.npz"
 
 

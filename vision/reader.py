@@ -18,7 +18,9 @@ Pipeline (a pure function of the pixels and the template):
 6. A second look at the cells the rules left ``?`` for a reason of shape (not glare, not a hidden board):
    the cell network (``vision.cellnet``) sees a patch of the rectified board around the cell and decides
    it only when very sure. It also cross-checks the cells the rules decided with little margin; where it
-   finds their label unlikely, the cell is ``?``. What stays ``?`` gives the photo a retake reason
+   finds their label unlikely, the cell is ``?``. On calibrated grids a second network, trained on other
+   photos, is asked about the cells still ``?`` that the first is nearly sure of; where both give the same
+   label, the cell takes it (``_paired``). What stays ``?`` gives the photo a retake reason
    (markers missing, too blurry, glare on cells, or which cells were uncertain).
 """
 
@@ -1557,7 +1559,7 @@ def _second_look(read: _CellsRead, template: Template, model: CellNet, *,
 
 def _glare_pair(cell: Cell, pale: bool) -> bool:
     """Whether a glare cell may be decided by the two networks' agreement: the rules, reading past the glare, read
-    what the first network reads (GLARE_PAIR), on a grid whose print is not kept as clipped white."""
+    what the first network reads, on a grid whose print is not kept as clipped white (``pale``)."""
     return (cell.reason == "glare" and not pale and "net_best" in cell.features and "glare_rules" in cell.features
             and GLARE_RULES[int(cell.features["glare_rules"])] == cellnet.LABELS[int(cell.features["net_best"])])
 
@@ -1565,10 +1567,9 @@ def _glare_pair(cell: Cell, pale: bool) -> bool:
 def _paired(cells: dict[CellKey, Cell], read: _CellsRead, template: Template, model: CellNet, check: CellNet,
             familiar: Callable[[CellKey], bool]) -> dict[CellKey, Cell]:
     """Cells of calibrated grids still '?' for one of PAIR_REASONS (or glare, _glare_pair), whose top is not darker
-    than a cube's, that
-    the first network is sure of at NET_PAIR_ACCEPT: the second network is shown the same patch, and where it
-    gives the same label at NET_PAIR_ACCEPT or more, the cell takes that label (its confidence the lower of the
-    two; the feature ``check_p``). Cells the first network was not shown (PAIR_REASONS beyond
+    than a cube's, that the first network is sure of at NET_PAIR_ACCEPT: the second network is shown the same
+    patch, and where it gives the same label at NET_PAIR_ACCEPT or more, the cell takes that label (its confidence
+    the lower of the two; the feature ``check_p``). Cells the first network was not shown (PAIR_REASONS beyond
     SECOND_LOOK_REASONS) are shown to it first."""
     ask = [k for k, c in cells.items() if c.label == "?" and k[0] in read.calibrated and familiar(k)
            and "ref_r" in c.features and (c.reason in PAIR_REASONS or _glare_pair(c, k[0] in template.clipped_print))]
@@ -1776,8 +1777,7 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
     for spot in rect.glare_spots():
         if spot.thickness < EDGE_SPOT_MM:
             continue
-        top = _white_top(template, loc.pose, spot)
-        if top and print_lum > 0 and rect.brightened_around(
+        if _white_top(template, loc.pose, spot) and print_lum > 0 and rect.brightened_around(
                 spot.x, spot.y, spot.radius, HALO_LEVEL * print_lum) < HALO_FRACTION:
             for g, r, c in keys:
                 cx, cy = g.cell_centre(r, c)

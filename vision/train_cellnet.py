@@ -2,6 +2,7 @@
 
     pip install torch==2.13.0              # development only; the app runs the network in numpy
     python -m vision.train_cellnet         # renders (once, cached) and reads the training photos, trains
+    python -m vision.train_cellnet --check # the second network, vision/models/cellnet-check.npz
 
 Domain randomisation (issue 18): the photos come from both renderers, so the network never learns one
 renderer's board, cubes, light or camera as "the" look:
@@ -58,10 +59,10 @@ SECOND_SETS: tuple[tuple[str, int, int, tuple[int, int]], ...] = (
     ("train", 520, 100, TRAIN_SIZE), ("train", 521, 100, TRAIN_SIZE),
     ("train", 522, 100, TRAIN_SIZE),
     ("ordinary", 501, 40, (4000, 3000)), ("ordinary", 506, 120, TRAIN_SIZE), ("ordinary", 507, 100, (4000, 3000)))
-#: The second network (``cellnet.CHECK_PATH``), which checks the first's surest answers where the reader takes
-#: them on its own (see ``cellnet.CHECK_PATH``): the same first-renderer photos, other second-renderer photos
-#: (training seeds the first network never saw), another initialisation. Two networks that learnt from different
-#: photos are rarely sure of the same wrong answer.
+#: The second network (``cellnet.CHECK_PATH``, ``--check``), whose agreement lets the reader take the first's
+#: answer for cells it would leave '?' (``reader.NET_PAIR_ACCEPT``): the same first-renderer photos, other
+#: second-renderer photos (training seeds the first network never saw), another initialisation. Two networks that
+#: learnt from different photos are rarely sure of the same wrong answer.
 CHECK_SECOND_SETS: tuple[tuple[str, int, int, tuple[int, int]], ...] = tuple(
     ("train", seed, 100, TRAIN_SIZE) for seed in (523, 524, 525, 526, 527))
 CHECK_SEED = 1
