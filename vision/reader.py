@@ -15,7 +15,8 @@ Pipeline (a pure function of the pixels and the template):
    from it (occupied), in CIE Lab with lightness down-weighted (shadows change lightness, not hue).
    Colour: the top face's normalised Lab against the cube references.
 5. A confidence per cell; below the threshold the cell is ``?``.
-6. A second look at the cells the rules left ``?`` for a reason of shape (not glare, not a hidden board):
+6. A second look at the cells the rules left ``?`` for a reason of shape (not a hidden board; glare only on
+   calibrated grids):
    the cell network (``vision.cellnet``) sees a patch of the rectified board around the cell and decides
    it only when very sure. It also cross-checks the cells the rules decided with little margin; where it
    finds their label unlikely, the cell is ``?``. On calibrated grids a second network, trained on other
@@ -91,8 +92,10 @@ WHITE_TOP_OFFSET = 2.0
 HALO_GAP = 2.5
 HALO_LEVEL = 1.3
 HALO_FRACTION = 0.25
-#: A clipped patch thinner than this (mm) is a cube's edge catching the light, not a highlight on the print.
+#: A clipped patch thinner than this (mm), and at least EDGE_SPOT_LONG times as long as it is wide, is a cube's
+#: edge catching the light, not a highlight on the print.
 EDGE_SPOT_MM = 1.0
+EDGE_SPOT_LONG = 3.0
 
 
 class PhotoError(ValueError):
@@ -303,7 +306,7 @@ class GlareSpot:
     radius: float
     #: The smallest rectangle around it, at any angle: (shorter side, longer side).
     sides: tuple[float, float]
-    #: How much of that rectangle it fills (a square about 1, a disc 0.79, at any angle).
+    #: How much of that rectangle it fills (a square about 1, a disc about 0.8, at any angle).
     fill: float
     #: Twice the largest distance from a clipped pixel to the patch's edge: a line's width, a disc's diameter.
     thickness: float
@@ -364,7 +367,7 @@ class _Rectified:
             if area < 0.5:
                 continue
             if depth is None:
-                depth = np.asarray(cv2.distanceTransform(mask, cv2.DIST_L2, 3), dtype=np.float32)
+                depth = np.asarray(cv2.distanceTransform(mask, cv2.DIST_L2, cv2.DIST_MASK_PRECISE), dtype=np.float32)
             x0, y0 = stats[i, cv2.CC_STAT_LEFT], stats[i, cv2.CC_STAT_TOP]
             box = (slice(y0, y0 + stats[i, cv2.CC_STAT_HEIGHT]), slice(x0, x0 + stats[i, cv2.CC_STAT_WIDTH]))
             own = labels[box] == i
@@ -373,9 +376,9 @@ class _Rectified:
             # A pixel is a square: the rectangle around the pixels' centres is a pixel short each way.
             rw, rh = (rw + 1) / self.ppm, (rh + 1) / self.ppm
             cx, cy = centroids[i]
-            spots.append(GlareSpot(self.x0 + cx / self.ppm, self.y0 + cy / self.ppm, math.sqrt(area / math.pi),
-                                   (min(rw, rh), max(rw, rh)), area / max(rw * rh, 1e-6),
-                                   2 * float(depth[box][own].max()) / self.ppm))
+            spots.append(GlareSpot(float(self.x0 + cx / self.ppm), float(self.y0 + cy / self.ppm),
+                                   math.sqrt(area / math.pi), (float(min(rw, rh)), float(max(rw, rh))),
+                                   float(area / max(rw * rh, 1e-6)), 2 * float(depth[box][own].max()) / self.ppm))
         return spots
 
     def brightened_around(self, x: float, y: float, radius: float, level: float) -> float:
@@ -1268,7 +1271,8 @@ def _calibrated_doubts(label: str, conf: float, reason: str, feats: Mapping[str,
     renderer (seed 510): a tooth on a print deep in one colour (a pale wood cube on a deep blue print read as
     a tooth with confidence 1.0: its red was extrapolated from a print with almost none), and an empty reading
     darker than the print's light on a print of wood's colour (a shaded wood cube on a wood-coloured print read
-    empty, the network agreeing at 0.99). Both become '?', with reasons the network may not override."""
+    empty, the network agreeing at 0.99). Both become '?', with reasons the first network alone may not override;
+    both networks together may (PAIR_REASONS)."""
     if label == "T" and float(ref.min()) < DEEP_PRINT * float(ref.max()):
         return "?", min(conf, 0.3), DEEP_PRINT_REASON
     if label == "." and feats.get("shaded_empty") and _wood_print(board_lab):
@@ -1312,9 +1316,10 @@ def read_board(image: U8, template: Template, *, cube_lab: Mapping[str, Sequence
                net: CellNet | None | bool = True, read_unfamiliar: bool = False,
                check: CellNet | None | bool = True) -> BoardReading:
     """Reads the template's gear grids from a BGR photo. ``net``: the cell network that takes a second look
-    at undecided cells (True: the shipped one; False or None: the rules alone); ``check``: the second network,
-    whose agreement lets the first decide a little below its own thresholds (True: the shipped one, if any;
-    False or None: not asked, see NET_PAIR_ACCEPT).
+    at undecided cells (True: the shipped one; False or None: the rules alone); ``check``: the second network
+    (True: the shipped one, if any; False or None: not asked; not asked without ``net`` either). On calibrated
+    grids, where both give a cell the same label at NET_PAIR_ACCEPT, the cell takes it: below the first's own
+    thresholds, past the rules' leaning, and for reasons the first alone may not decide (PAIR_REASONS, _paired).
 
     A board that looks unlike its template or calibration (its print measured against the stickers' patches
     far from the template's, or a grid printed unlike the board around it) is refused cell by cell with
@@ -1374,8 +1379,8 @@ class _CellsRead:
     print_rgb: Mapping[str, F32] = field(default_factory=dict)
 
 
-#: Undecided cells the network may decide: questions of shape. Glare, a hidden board or a cell out of the
-#: photo stay '?' (the photo is what is wrong there).
+#: Undecided cells the network may decide: questions of shape. A hidden board or a cell out of the photo stays
+#: '?' (the photo is what is wrong there), and so does glare but on calibrated grids (GLARE_LOOK_ON_CALIBRATED).
 SECOND_LOOK_REASONS = frozenset({
     "could be a neighbouring cube's shadow", "cube colour unclear", "cannot tell empty from occupied",
     "a shadow beside it that only a cube there could cast", "only brighter or darker than the board around it"})
@@ -1447,8 +1452,9 @@ DISAGREE_REASON = "the rules and the cell network disagree"
 #: the same wrong answer: on a calibrated grid, a cell the rules leave '?' for one of PAIR_REASONS takes the label
 #: both give this probability or more (_paired). On development seeds 508-513 and 515 (12 MP, calibrated; 22,464
 #: cells) that read 158 cells more outside glare, none wrong. At 0.93 two were wrong (seed 510, photo 67: a tooth
-#: empty at 0.933 and 0.971; seed 511, photo 48: metal wood at 0.939 and 0.945); the first network alone at 0.95
-#: was wrong twice where the second gave 0.48-0.53 (seed 510, photo 93; seed 512, photo 38).
+#: empty at 0.933 and 0.971; seed 511, photo 48: metal wood at 0.939 and 0.945). Outside _calibrated_doubts, the
+#: first network alone at 0.95 was wrong twice where the second gave 0.48-0.53 (seed 510, photo 93; seed 512, photo
+#: 38). The pair is not held to the rules' leaning (_leaning_allows): it was measured without it.
 NET_PAIR_ACCEPT = 0.95
 #: The reasons a cell may be decided by the two networks' agreement: questions of shape, the two readers'
 #: disagreement, and the two readings a calibrated print cannot vouch for (_calibrated_doubts), which the first
@@ -1493,9 +1499,7 @@ def _glare_allows(cell: Cell, label: str, p: float, pale: bool = False) -> bool:
     GLARE_ALONE_ACCEPT and the top is not clipped white (on a
     ``pale`` grid, one whose print is clipped white itself, where the rules' tooth is no answer: the network is
     sure at GLARE_PALE_ACCEPT)."""
-    rules = GLARE_RULES[int(cell.features["glare_rules"])]
-    if pale and rules == "T":
-        rules = "?"
+    rules = _glare_rules_label(cell, pale)
     if rules == label:
         return p >= GLARE_ACCEPT
     if rules != "?":
@@ -1526,7 +1530,7 @@ def _second_look(read: _CellsRead, template: Template, model: CellNet, *,
                and (_unsure(c) or (CROSS_CHECK_CALIBRATED and k[0] in read.calibrated))]
     keys = undecided + checked
     if not keys:
-        return read.cells
+        return _paired(dict(read.cells), read, template, model, check, familiar) if check is not None else read.cells
     probs = model.probabilities(cell_patches(read, template, keys), views=cellnet.VIEWS)
     out = dict(read.cells)
     for i, (key, p) in enumerate(zip(keys, probs, strict=True)):
@@ -1557,11 +1561,18 @@ def _second_look(read: _CellsRead, template: Template, model: CellNet, *,
     return _paired(out, read, template, model, check, familiar) if check is not None else out
 
 
+def _glare_rules_label(cell: Cell, pale: bool) -> str:
+    """What the rules read past a glare cell's glare ('?': they cannot tell). On a ``pale`` grid, one whose print
+    is kept as clipped white, their tooth is no answer: a print clipped white is a tooth's top to them."""
+    rules = GLARE_RULES[int(cell.features["glare_rules"])]
+    return "?" if pale and rules == "T" else rules
+
+
 def _glare_pair(cell: Cell, pale: bool) -> bool:
     """Whether a glare cell may be decided by the two networks' agreement: the rules, reading past the glare, read
     what the first network reads, on a grid whose print is not kept as clipped white (``pale``)."""
     return (cell.reason == "glare" and not pale and "net_best" in cell.features and "glare_rules" in cell.features
-            and GLARE_RULES[int(cell.features["glare_rules"])] == cellnet.LABELS[int(cell.features["net_best"])])
+            and _glare_rules_label(cell, pale) == cellnet.LABELS[int(cell.features["net_best"])])
 
 
 def _paired(cells: dict[CellKey, Cell], read: _CellsRead, template: Template, model: CellNet, check: CellNet,
@@ -1768,28 +1779,8 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
                 out[(g.name, r, c)] = Cell(g.name, r, c, label, conf, reason, feats)
         return out
 
-    # A clipped highlight's halo adds white light around it: cells near one are not read at all. But not every
-    # clipped patch is a highlight on the print. A cube's top in bright light may clip: a square of the cube's
-    # size where a cube's top stands (at any angle); if the print around it is no brighter than elsewhere, it is
-    # no glare and the top is read. And a cube's edge catches the light as a thin clipped line (EDGE_SPOT_MM):
-    # no halo around it.
     print_lum = float(np.median([float(s.rgb @ _LUMA) for s in all_bands])) if all_bands else 0.0
-    for spot in rect.glare_spots():
-        if spot.thickness < EDGE_SPOT_MM:
-            continue
-        if _white_top(template, loc.pose, spot) and print_lum > 0 and rect.brightened_around(
-                spot.x, spot.y, spot.radius, HALO_LEVEL * print_lum) < HALO_FRACTION:
-            for g, r, c in keys:
-                cx, cy = g.cell_centre(r, c)
-                if math.hypot(cx - spot.x, cy - spot.y) < cube:
-                    m = measures[(g.name, r, c)]
-                    measures[(g.name, r, c)] = _Measure(m.core, m.top, 0.0, m.uneven_top)
-            continue
-        for g, r, c in keys:
-            cx, cy = g.cell_centre(r, c)
-            if math.hypot(cx - spot.x, cy - spot.y) < GLARE_HALO * spot.radius + g.cell_mm * 0.75:
-                m = measures[(g.name, r, c)]
-                measures[(g.name, r, c)] = _Measure(m.core, m.top, 1.0, m.uneven_top)
+    measures = _spots_glare(rect, template, loc.pose, keys, measures, print_lum)
     first = classify_all({})
     # Second pass: empty cells that are plainly lit print are the best reference for their neighbours.
     extra: dict[str, list[tuple[tuple[int, int], _BandSample]]] = {}
@@ -1951,7 +1942,7 @@ def _edges_second_look(before: Mapping[CellKey, Cell], vetoed: dict[CellKey, Cel
     sure: dict[CellKey, float] = {}
     for k in keys:
         f = before[k].features
-        if "rules_label" in f:
+        if "rules_label" in f or "check_p" in f:  # the network's own answer stood (alone, or with the second's)
             sure[k] = f["net_p"] if int(f["net_best"]) == cellnet.LABELS.index(".") else 0.0
         elif "net_agree" in f:
             sure[k] = f["net_agree"]
@@ -1990,6 +1981,35 @@ def _inner_edges(edges: F32, rect: _Rectified, grid: Grid, r: int, c: int, reach
         return 0.0
     level = float(cv2.cvtColor(rect.raw[sl], cv2.COLOR_BGR2GRAY).mean())
     return float(np.percentile(edges[sl], 95) / max(level, 1.0))
+
+
+def _spots_glare(rect: _Rectified, template: Template, pose: Pose, keys: Sequence[tuple[Grid, int, int]],
+                 measures: Mapping[CellKey, _Measure], print_lum: float) -> dict[CellKey, _Measure]:
+    """The cells' measures with each clipped spot's glare: a clipped highlight's halo adds white light around it,
+    so cells near one are not read at all (glare 1.0). But not every clipped patch is a highlight on the print. A
+    cube's top in bright light may clip: a square of the cube's size where a cube's top stands (at any angle); if
+    the print around it (``print_lum``, linear luminance) is no brighter than elsewhere, it is no glare and the top
+    is read (glare 0.0 in its cell). And a cube's edge catches the light as a thin clipped line (EDGE_SPOT_MM,
+    EDGE_SPOT_LONG): no halo around it."""
+    out = dict(measures)
+    cube = template.cube_mm
+    for spot in rect.glare_spots():
+        if spot.thickness < EDGE_SPOT_MM and spot.sides[1] >= EDGE_SPOT_LONG * spot.sides[0]:
+            continue
+        if _white_top(template, pose, spot) and print_lum > 0 and rect.brightened_around(
+                spot.x, spot.y, spot.radius, HALO_LEVEL * print_lum) < HALO_FRACTION:
+            for g, r, c in keys:
+                cx, cy = g.cell_centre(r, c)
+                if math.hypot(cx - spot.x, cy - spot.y) < cube:
+                    m = out[(g.name, r, c)]
+                    out[(g.name, r, c)] = _Measure(m.core, m.top, 0.0, m.uneven_top)
+            continue
+        for g, r, c in keys:
+            cx, cy = g.cell_centre(r, c)
+            if math.hypot(cx - spot.x, cy - spot.y) < GLARE_HALO * spot.radius + g.cell_mm * 0.75:
+                m = out[(g.name, r, c)]
+                out[(g.name, r, c)] = _Measure(m.core, m.top, 1.0, m.uneven_top)
+    return out
 
 
 def _white_top(template: Template, pose: Pose, spot: GlareSpot) -> bool:

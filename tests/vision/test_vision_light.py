@@ -21,8 +21,10 @@ from vision_photos import benchmark_photo
 from vision.colour import lab_to_linear_rgb
 from vision.markers import Pose
 from vision.reader import (
+    _LUMA,
     CUBE_LAB,
     DEFAULT_BOARD_LAB,
+    EDGE_SPOT_LONG,
     EDGE_SPOT_MM,
     WHITE_TOP_FILL,
     BoardReading,
@@ -34,10 +36,12 @@ from vision.reader import (
     _classify,
     _classify_over_light,
     _edges_covered,
+    _grid_box,
     _local_shadow_sides,
     _Measure,
     _on_shadow_line,
     _Rectified,
+    _spots_glare,
     _white_top,
     load_photo,
     read_board,
@@ -138,10 +142,34 @@ def test_a_clipped_square_is_a_square_at_any_angle_and_a_disc_is_not() -> None:
 
 
 def test_a_cube_edge_catching_the_light_is_a_thin_line_not_a_highlight() -> None:
+    # Development seed 509, photo 40 (second renderer): cube edges clipped in lines 0.2-0.6 mm wide and up to 54 mm
+    # long each left every cell within a cell and a half of them unread, as a glare spot's halo would. A line casts
+    # no halo; a spot of glare, even a small one, still does.
     (line,) = _clipped_board(lambda im: cv2.line(im, (300, 300), (500, 320), (255, 255, 255), 2))
-    assert line.thickness < EDGE_SPOT_MM
+    assert line.thickness < EDGE_SPOT_MM and line.sides[1] >= EDGE_SPOT_LONG * line.sides[0]
     (blob,) = _clipped_board(lambda im: cv2.circle(im, (400, 300), 10, (255, 255, 255), -1))
     assert blob.thickness > 3.0
+    (dot,) = _clipped_board(lambda im: cv2.rectangle(im, (400, 300), (404, 304), (255, 255, 255), -1))
+    assert dot.sides[1] < EDGE_SPOT_LONG * dot.sides[0]
+
+    template = load_template()
+    pose = Pose(focal_px=1700.0, centre_mm=(140.0, 90.0), height_mm=400.0, focal_estimated=False)
+    keys = [(g, r, c) for g in template.gear_grids for r in range(g.rows) for c in range(g.cols)]
+    unread = {(g.name, r, c): _Measure(None, None, 0.0) for g, r, c in keys}
+    x, y = template.grids["weapon_left"].cell_centre(1, 2)
+
+    def glared(draw: Callable[[npt.NDArray[np.uint8]], None]) -> set[tuple[str, int, int]]:
+        image = np.full((1200, 1500, 3), 120, np.uint8)
+        draw(image)
+        rect = _Rectified(image, np.diag([5.0, 5.0, 1.0]), _grid_box(template, 7.0), 5.0)
+        measures = _spots_glare(rect, template, pose, keys, unread, float(_LUMA @ np.full(3, 0.19)))
+        return {k for k, m in measures.items() if m.glare > 0}
+
+    edge = ((int(5 * x) - 30, int(5 * y)), (int(5 * x) + 30, int(5 * y) + 2))
+    assert glared(lambda im: cv2.line(im, *edge, (255, 255, 255), 2)) == set()
+    # A glare spot 10 mm across: its halo reaches the cells around it, diagonal ones too.
+    spot = glared(lambda im: cv2.circle(im, (int(5 * x), int(5 * y)), 25, (255, 255, 255), -1))
+    assert {("weapon_left", 1, 2), ("weapon_left", 1, 1), ("weapon_left", 0, 1), ("weapon_left", 2, 3)} <= spot
 
 
 def test_metal_beyond_the_deepest_shadow_of_its_colour_is_metal(tmp_path: Path) -> None:
