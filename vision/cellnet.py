@@ -223,19 +223,18 @@ def _count(arrays: dict[str, F32], prefix: str) -> int:
     return n
 
 
-@lru_cache(maxsize=1)
 def default_check() -> CellNet | None:
     """The shipped second network (CHECK_PATH), or None when its weights are missing (no cell is then decided
     by the two networks' agreement)."""
-    if not CHECK_PATH.exists():
-        return None
-    return CellNet.from_file(CHECK_PATH)
+    return _shipped(CHECK_PATH)
 
 
-@lru_cache(maxsize=1)
 def default_net() -> CellNet | None:
     """The shipped network, or None when its weights are missing (the reader then keeps its '?')."""
-    if not MODEL_PATH.exists():
-        return None
-    return CellNet.from_file(MODEL_PATH)
+    return _shipped(MODEL_PATH)
 
+
+@lru_cache(maxsize=2)
+def _shipped(path: Path) -> CellNet | None:
+    """A shipped network's weights, loaded once; None when the file is missing."""
+    return CellNet.from_file(path) if path.exists() else None

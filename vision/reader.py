@@ -1530,13 +1530,13 @@ def _second_look(read: _CellsRead, template: Template, model: CellNet, *,
                and (_unsure(c) or (CROSS_CHECK_CALIBRATED and k[0] in read.calibrated))]
     keys = undecided + checked
     if not keys:
-        return _paired(dict(read.cells), read, template, model, check, familiar) if check is not None else read.cells
+        return _paired(read.cells, read, template, model, check, familiar) if check is not None else read.cells
     probs = model.probabilities(cell_patches(read, template, keys), views=cellnet.VIEWS)
     out = dict(read.cells)
     for i, (key, p) in enumerate(zip(keys, probs, strict=True)):
         cell = out[key]
-        best = int(np.argmax(p))
-        feats = {**cell.features, "net_p": float(p[best]), "net_best": float(best)}
+        best, answer = _net_answer(p)
+        feats = {**cell.features, **answer}
         calibrated = key[0] in read.calibrated
         alone = (calibrated and familiar(key) and cell.reason != "glare" and p[best] >= NET_ALONE_ACCEPT
                  and not _darker_than_a_cube(cell, cellnet.LABELS[best]))
@@ -1561,6 +1561,12 @@ def _second_look(read: _CellsRead, template: Template, model: CellNet, *,
     return _paired(out, read, template, model, check, familiar) if check is not None else out
 
 
+def _net_answer(p: F32) -> tuple[int, dict[str, float]]:
+    """The network's label (an index of cellnet.LABELS) and the features that keep it: ``net_p``, ``net_best``."""
+    best = int(np.argmax(p))
+    return best, {"net_p": float(p[best]), "net_best": float(best)}
+
+
 def _glare_rules_label(cell: Cell, pale: bool) -> str:
     """What the rules read past a glare cell's glare ('?': they cannot tell). On a ``pale`` grid, one whose print
     is kept as clipped white, their tooth is no answer: a print clipped white is a tooth's top to them."""
@@ -1575,7 +1581,7 @@ def _glare_pair(cell: Cell, pale: bool) -> bool:
             and _glare_rules_label(cell, pale) == cellnet.LABELS[int(cell.features["net_best"])])
 
 
-def _paired(cells: dict[CellKey, Cell], read: _CellsRead, template: Template, model: CellNet, check: CellNet,
+def _paired(cells: Mapping[CellKey, Cell], read: _CellsRead, template: Template, model: CellNet, check: CellNet,
             familiar: Callable[[CellKey], bool]) -> dict[CellKey, Cell]:
     """Cells of calibrated grids still '?' for one of PAIR_REASONS (or glare, _glare_pair), whose top is not darker
     than a cube's, that the first network is sure of at NET_PAIR_ACCEPT: the second network is shown the same
@@ -1589,9 +1595,7 @@ def _paired(cells: dict[CellKey, Cell], read: _CellsRead, template: Template, mo
     if unseen:
         for key, p in zip(unseen, model.probabilities(cell_patches(read, template, unseen), views=cellnet.VIEWS),
                           strict=True):
-            best = int(np.argmax(p))
-            out[key] = replace(out[key], features={**out[key].features, "net_p": float(p[best]),
-                                                   "net_best": float(best)})
+            out[key] = replace(out[key], features={**out[key].features, **_net_answer(p)[1]})
     ask = [k for k in ask if out[k].features["net_p"] >= NET_PAIR_ACCEPT
            and not _darker_than_a_cube(out[k], cellnet.LABELS[int(out[k].features["net_best"])])]
     if not ask:
@@ -1703,7 +1707,9 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
     unfamiliar = (frozenset(g.name for g in grids_) if notes else frozenset(own_print)) | frozenset(
         name for name in labs if name in calibrated or _weighted(labs[name], DEFAULT_BOARD_LAB, 1.0) > PRINT_UNLIKE)
     keys = [(g, r, c) for g in grids_ for r in range(g.rows) for c in range(g.cols)]
-    measures = {(g.name, r, c): _measure(rect, g, loc.pose, cube, r, c) for g, r, c in keys}
+    print_lum = float(np.median([float(s.rgb @ _LUMA) for s in all_bands])) if all_bands else 0.0
+    measures = _spots_glare(rect, template, loc.pose, keys,
+                            {(g.name, r, c): _measure(rect, g, loc.pose, cube, r, c) for g, r, c in keys}, print_lum)
 
     Extra = Mapping[str, list[tuple[tuple[int, int], _BandSample]]]
 
@@ -1779,8 +1785,6 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
                 out[(g.name, r, c)] = Cell(g.name, r, c, label, conf, reason, feats)
         return out
 
-    print_lum = float(np.median([float(s.rgb @ _LUMA) for s in all_bands])) if all_bands else 0.0
-    measures = _spots_glare(rect, template, loc.pose, keys, measures, print_lum)
     first = classify_all({})
     # Second pass: empty cells that are plainly lit print are the best reference for their neighbours.
     extra: dict[str, list[tuple[tuple[int, int], _BandSample]]] = {}
