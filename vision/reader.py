@@ -1574,12 +1574,13 @@ def _second_look(read: _CellsRead, template: Template, model: CellNet, *,
 
 def _confirmed(cells: Mapping[CellKey, Cell], said: Mapping[CellKey, tuple[Cell, Cell]], read: _CellsRead,
                template: Template, check: CellNet) -> dict[CellKey, Cell]:
-    """On calibrated grids no cell is the first network's alone: a cell it decided (``said``: its reading and the
-    reading without it) keeps that label only where the second network gives the label NET_PAIR_ACCEPT or more
-    (feature ``check_p``); else the cell is read as without the network. On new development seeds 530 and 531
-    (12 MP, calibrated, 7,761 cells, never tuned on before) the first network alone was sure and wrong twice (glare
-    over metal read as wood at 0.998, where the second gave 0.948; metal read as a tooth at 0.987, the second
-    0.78), and right on 23 cells more than with the second's word."""
+    """On calibrated grids no answer of the second look is the first network's alone: a cell it decided (``said``:
+    its reading and the reading without it) keeps that label only where the second network gives the label
+    NET_PAIR_ACCEPT or more (feature ``check_p``; the confidence the lower of the two); else the cell is read as
+    without the network. (_flat_on_pale, where geometry decides with the network, is not asked.) On new development
+    seeds 530 and 531 (12 MP, calibrated, 7,761 cells, never tuned on before) the first network alone was sure and
+    wrong twice (glare over metal read as wood at 0.998, where the second gave 0.948; metal read as a tooth at
+    0.987, the second 0.78), and right on 23 cells more than with the second's word."""
     keys = [k for k in said if k[0] in read.calibrated]
     out = dict(cells)
     if not keys:
@@ -1587,8 +1588,11 @@ def _confirmed(cells: Mapping[CellKey, Cell], said: Mapping[CellKey, tuple[Cell,
     for key, p in zip(keys, check.probabilities(cell_patches(read, template, keys), views=cellnet.VIEWS), strict=True):
         decided, without = said[key]
         agree = float(p[cellnet.LABELS.index(decided.label)])
-        kept = decided if agree >= NET_PAIR_ACCEPT else without
-        out[key] = replace(kept, features={**kept.features, "check_p": agree})
+        if agree >= NET_PAIR_ACCEPT:
+            out[key] = replace(decided, confidence=min(decided.confidence, agree),
+                               features={**decided.features, "check_p": agree})
+        else:
+            out[key] = replace(without, features={**without.features, "check_p": agree})
     return out
 
 
@@ -1941,7 +1945,9 @@ PALE_FLAT_EDGES = 0.1
 
 def _flat_on_pale(cells: Mapping[CellKey, Cell], read: _CellsRead, template: Template) -> dict[CellKey, Cell]:
     """Glare cells of a print kept as clipped white that the network finds empty, where no clipped top shows and
-    that geometry finds flat: empty (GLARE_PALE_FLAT_ACCEPT, GLARE_WHITE_MAX, PALE_FLAT_EDGES)."""
+    that geometry finds flat: empty (GLARE_PALE_FLAT_ACCEPT, GLARE_WHITE_MAX, PALE_FLAT_EDGES). Not the network's
+    answer alone, so not one _confirmed asks the second network about: geometry decides with it (a glare cell the
+    second network did not confirm may still be found flat here)."""
     empty = float(cellnet.LABELS.index("."))
     keys = [k for k, c in cells.items() if c.label == "?" and c.reason == "glare" and k[0] in template.clipped_print
             and k[0] in read.calibrated and c.features.get("net_best") == empty
@@ -1978,16 +1984,17 @@ COVERED_REASON = "something larger than a cube covers the cell and its printed o
 
 
 def _covered(read: _CellsRead, template: Template) -> dict[CellKey, Cell]:
-    """The rules' cube readings whose cell outline is the top's colour all round, and neither the print's nor the
-    outline's as the grid's empty cells show it (a printed line may be as white as a tooth), become '?'
-    (COVERED_REASON). A grid with no empty cell read is left as it is."""
+    """The rules' cube readings, and the cells they left '?' for a network to decide, whose cell outline is the top's
+    colour all round, and neither the print's nor the outline's as the grid's empty cells show it (a printed line
+    may be as white as a tooth), become '?' with COVERED_REASON (which no network decides). A grid with no empty
+    cell read is left as it is."""
     out = dict(read.cells)
     rect, pose, cube = read.rect, read.loc.pose, template.cube_mm
     outlines: dict[str, tuple[F32, npt.NDArray[np.bool_]] | None] = {}
     ink: dict[str, F32 | None] = {}
     spare = 4 * COVERED_PIECES - COVERED_SPARE
     for key, cell in read.cells.items():
-        if cell.label not in ("W", "M", "T"):
+        if cell.label not in ("W", "M", "T", "?") or "ref_r" not in cell.features:
             continue
         g = template.grids[key[0]]
         top = rect.rect(*_regions(g, pose, cube, key[1], key[2])[1])
@@ -2047,7 +2054,9 @@ def _grid_outlines(rect: _Rectified, grid: Grid) -> tuple[F32, npt.NDArray[np.bo
         size_a, size_b = (h, wd) if across == 0 else (wd, h)
         o_a, o_b = (rect.y0, rect.x0) if across == 0 else (rect.x0, rect.y0)
         s_a, s_b = (whole[0].start, whole[1].start) if across == 0 else (whole[1].start, whole[0].start)
-        cuts = np.array([at(along0 + j * cell / n, o_b, s_b, size_b - 1) for j in range(pieces)])
+        end = at(along0 + pieces * cell / n, o_b, s_b, size_b)
+        cuts = np.array([at(along0 + j * cell / n, o_b, s_b, max(end - 1, 0)) for j in range(pieces)])
+        counts = np.diff(np.append(cuts, end))
         cols, seen = [], []
         for k in range(count):
             mid = first + k * cell
@@ -2055,8 +2064,10 @@ def _grid_outlines(rect: _Rectified, grid: Grid) -> tuple[F32, npt.NDArray[np.bo
             a1 = max(at(mid + w, o_a, s_a, size_a), a0 + 1)
             strip, ok = (raw[a0:a1], inside[a0:a1]) if across == 0 else (raw[:, a0:a1].transpose(1, 0, 2),
                                                                           inside[:, a0:a1].T)
-            profile, shown = LINEAR_LUT[strip[..., ::-1]].mean(axis=0), ok.all(axis=0)
-            counts = np.diff(np.append(cuts, at(along0 + pieces * cell / n, o_b, s_b, size_b)))
+            # Up to the grid's far edge only: the last piece's sum must stop where its count does.
+            profile, shown = LINEAR_LUT[strip[:, :end, ::-1]].mean(axis=0), ok[:, :end].all(axis=0)
+            if end == 0:
+                return np.zeros((count, pieces, 3), dtype=np.float32), np.zeros((count, pieces), dtype=bool)
             cols.append(np.add.reduceat(profile, cuts, axis=0) / np.maximum(counts, 1)[:, None])
             seen.append(np.logical_and.reduceat(shown, cuts) & (counts > 0))
         return np.array(cols, dtype=np.float32), np.array(seen)
