@@ -2055,7 +2055,9 @@ def _grid_outlines(rect: _Rectified, grid: Grid) -> tuple[F32, npt.NDArray[np.bo
         o_a, o_b = (rect.y0, rect.x0) if across == 0 else (rect.x0, rect.y0)
         s_a, s_b = (whole[0].start, whole[1].start) if across == 0 else (whole[1].start, whole[0].start)
         end = at(along0 + pieces * cell / n, o_b, s_b, size_b)
-        cuts = np.array([at(along0 + j * cell / n, o_b, s_b, max(end - 1, 0)) for j in range(pieces)])
+        if end == 0:
+            return np.zeros((count, pieces, 3), dtype=np.float32), np.zeros((count, pieces), dtype=bool)
+        cuts = np.array([at(along0 + j * cell / n, o_b, s_b, end - 1) for j in range(pieces)])
         counts = np.diff(np.append(cuts, end))
         cols, seen = [], []
         for k in range(count):
@@ -2066,8 +2068,6 @@ def _grid_outlines(rect: _Rectified, grid: Grid) -> tuple[F32, npt.NDArray[np.bo
                                                                           inside[:, a0:a1].T)
             # Up to the grid's far edge only: the last piece's sum must stop where its count does.
             profile, shown = LINEAR_LUT[strip[:, :end, ::-1]].mean(axis=0), ok[:, :end].all(axis=0)
-            if end == 0:
-                return np.zeros((count, pieces, 3), dtype=np.float32), np.zeros((count, pieces), dtype=bool)
             cols.append(np.add.reduceat(profile, cuts, axis=0) / np.maximum(counts, 1)[:, None])
             seen.append(np.logical_and.reduceat(shown, cuts) & (counts > 0))
         return np.array(cols, dtype=np.float32), np.array(seen)
