@@ -1350,7 +1350,7 @@ def read_board(image: U8, template: Template, *, cube_lab: Mapping[str, Sequence
              for g in template.gear_grids}
     loc = read.loc
     blur = blur_mm(read.grey, loc.markers, template.markers.size_mm) if loc.markers else _grid_blur_mm(read.rect)
-    retake = _retake_reason(loc, cells, blur)
+    retake = retake_reason(loc.note, cells, blur)
     notes = ((loc.note,) if loc.note else ()) + read.notes
     return BoardReading(template.name, template.board, grids, tuple(cells), retake, tuple(sorted(loc.markers)),
                         blur, loc.method, notes)
@@ -1548,7 +1548,8 @@ def _second_look(read: _CellsRead, template: Template, model: CellNet, *,
                  and not _darker_than_a_cube(cell, cellnet.LABELS[best]))
         if i >= len(undecided):
             agree = float(p[cellnet.LABELS.index(cell.label)])
-            feats["net_agree"] = agree
+            # What the rules read, whatever the cell ends as (vision.retake weighs it against another photo's).
+            feats["net_agree"], feats["rules_read"] = agree, float(cellnet.LABELS.index(cell.label))
             if agree >= (CALIBRATED_DISAGREE_BELOW if calibrated else DISAGREE_BELOW):
                 out[key] = replace(cell, features=feats)
             elif alone:
@@ -3001,7 +3002,9 @@ def _board_colour(refs: Sequence[tuple[F64, F32, F32]], loc: Located, template: 
     return np.asarray(linear_rgb_to_lab(np.median(keep, axis=0)), dtype=np.float32)
 
 
-def _retake_reason(loc: Located, cells: Sequence[Cell], blur: float) -> str | None:
+def retake_reason(note: str | None, cells: Sequence[Cell], blur: float) -> str | None:
+    """Why the group should take another photo (None: no need): the board is not set up, the photo is too
+    blurry (``blur`` mm), glare or doubt on cells; ``note`` (how the board was found) leads when there is one."""
     for whole in (UNFAMILIAR_REASON, NO_PATCHES_REASON):
         if any(c.reason == whole for c in cells):
             # Not a matter of this photo's cells: the board itself must be set up first.
@@ -3017,6 +3020,6 @@ def _retake_reason(loc: Located, cells: Sequence[Cell], blur: float) -> str | No
     other = [c for c in cells if c.label == "?" and c.reason not in ("glare", UNSET_REASON)]
     if other:
         reasons.append("uncertain cells " + ", ".join(f"{c.grid}[{c.row}][{c.col}]" for c in other))
-    if reasons and loc.note:
-        reasons.insert(0, loc.note)
+    if reasons and note:
+        reasons.insert(0, note)
     return "; ".join(reasons) if reasons else None

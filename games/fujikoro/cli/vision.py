@@ -22,8 +22,12 @@ def register(subparsers: Any) -> None:
         "read-board", help="read the gear grids off a photo of a player board (JSON for `gear inspect`)",
         description="Reads helmet, sandals and both weapon grids from a photo of a player board with the "
                     "four stickers from `fujikoro vision stickers`. Prints JSON: rows of W/M/T/./?, a "
-                    "confidence per grid, the uncertain cells and a retake reason (or null).")
+                    "confidence per grid, the uncertain cells and a retake reason (or null). Retakes of the "
+                    "same board (when the first photo asked for one) are read with it: each cell takes what the "
+                    "photos show together, and is '?' where they disagree.")
     rb.add_argument("photo", type=Path, help="JPEG or PNG photo")
+    rb.add_argument("retakes", type=Path, nargs="*", metavar="retake",
+                    help="more photos of the same board with the same cubes (the board tilted or the light moved)")
     rb.add_argument("--template", type=Path, default=None, help="board template JSON (default: symmetric)")
     rb.add_argument("--timing", action="store_true", help="also print the time taken (ms) to stderr")
     rb.set_defaults(handler=_read_board)
@@ -96,14 +100,19 @@ def _read_board(args: argparse.Namespace) -> int:
     import time
 
     from vision.reader import PhotoError, read_board
+    from vision.retake import merge_readings
 
     template = _template(args.template)
     start = time.perf_counter()
-    image = _photo(args.photo)
-    try:
-        reading = read_board(image, template)
-    except PhotoError as error:
-        raise CliError(str(error)) from None
+    reading = None
+    for path in [args.photo, *args.retakes]:
+        image = _photo(path)
+        try:
+            this = read_board(image, template)
+            reading = this if reading is None else merge_readings(reading, this)
+        except PhotoError as error:
+            raise CliError(f"{path}: {error}" if args.retakes else str(error)) from None
+    assert reading is not None
     if args.timing:
         print(f"read-board: {1000 * (time.perf_counter() - start):.0f} ms", file=sys.stderr)
     print(json.dumps(reading.to_json(), indent=2))
