@@ -27,6 +27,7 @@ import statistics
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,7 @@ sys.path[0] = str(Path(__file__).resolve().parents[1])
 
 from games.fujikoro.pack import default_pack  # noqa: E402
 from vision.reader import PhotoError, load_photo, read_board  # noqa: E402
+from vision.retake import merge_readings, wants_retake  # noqa: E402
 from vision.synth import (  # noqa: E402
     BAD_BLUR,
     STRONG_GLARE,
@@ -68,9 +70,12 @@ READ_UNFAMILIAR = False
 
 
 def evaluate(paths: list[Path], verbose: bool, net: bool = True,
-             templates: dict[Path, Template | str] | None = None) -> dict[str, object]:
+             templates: dict[Path, Template | str] | None = None,
+             retake: Callable[[Path, int], Path] | None = None, most_retakes: int = 0) -> dict[str, object]:
     """``templates``: per photo, the calibrated template to read it with, or why calibration failed (the
-    photo then counts as refused: every cell '?')."""
+    photo then counts as refused: every cell '?'). ``retake(path, attempt)``: while a photo's reading asks for
+    another photo (vision.retake.wants_retake), at most ``most_retakes`` times, the path of that retake, read with the
+    same template and merged with the reading so far as the app does (the time per photo stays the first's)."""
     default_template = load_template()
     times, cpu_times, cells, wrong, confident_wrong, boards_ok = [], [], 0, 0, 0, 0
     confusion: Counter[tuple[str, str]] = Counter()
@@ -81,7 +86,7 @@ def evaluate(paths: list[Path], verbose: bool, net: bool = True,
     # retake there, so their '?' cells are right answers to a bad photo, but they still count in the total.
     defect_photos = defect_cells = defect_wrong = 0
     failures: list[str] = []
-    refused = asked = 0
+    refused = asked = retaken = 0
     for path in paths:
         truth = json.loads(path.with_suffix(".json").read_text())
         template = (templates or {}).get(path, default_template)
@@ -101,6 +106,17 @@ def evaluate(paths: list[Path], verbose: bool, net: bool = True,
             continue
         times.append(time.perf_counter() - start)
         cpu_times.append(time.process_time() - cpu_start)
+        for attempt in range(most_retakes if retake is not None else 0):
+            if not wants_retake(reading):
+                break
+            assert retake is not None
+            retaken += 1
+            try:
+                reading = merge_readings(reading, read_board(load_photo(retake(path, attempt)), template, net=net,
+                                                             read_unfamiliar=READ_UNFAMILIAR))
+            except PhotoError as error:
+                failures.append(f"{path.name}: retake {attempt + 1} could not be read ({error}); the photos before "
+                                "it stand")
         board_ok = True
         photo_wrong = photo_cells = 0
         for g in GEAR_GRIDS:
@@ -137,7 +153,8 @@ def evaluate(paths: list[Path], verbose: bool, net: bool = True,
     return {
         "photos": len(paths), "cells": cells, "wrong_or_uncertain": wrong, "confident_errors": confident_wrong,
         "boards_ok": boards_ok, "confusion": confusion, "retakes": retakes, "failures": failures,
-        "refused": refused, "asked": asked, "reasons": reasons, "clean_cells": clean_cells, "clean_wrong": clean_wrong,
+        "refused": refused, "asked": asked, "retaken": retaken, "reasons": reasons, "clean_cells": clean_cells,
+        "clean_wrong": clean_wrong,
         "defect_photos": defect_photos, "defect_cells": defect_cells, "defect_wrong": defect_wrong,
         "median_ms": statistics.median(times_ms) if times_ms else 0.0,
         "p95_ms": times_ms[int(0.95 * (len(times_ms) - 1))] if times_ms else 0.0,
@@ -171,6 +188,9 @@ def report(title: str, res: dict[str, object]) -> None:
         print(f"  {t:>3} " + "".join(f"{confusion[(t, g)]:>7}" for g in [*LETTERS, "?"]))
     retakes: Counter[str] = res["retakes"]  # type: ignore[assignment]
     print(f"retake asked on {res['asked']} photos: {dict(retakes)}; photo refused (no board read) {res['refused']}")
+    if res["retaken"]:
+        print(f"retakes taken where the reading so far asked for one and merged with it: {res['retaken']} "
+              f"(the figures above are of the merged readings; the time is the first photo's)")
     print(f"'?' cells by reason: {dict(res['reasons'])}")
     failures: list[str] = res["failures"]  # type: ignore[assignment]
     if QUIET:
@@ -243,6 +263,10 @@ def main() -> int:
     parser.add_argument("--calibrated", action="store_true",
                         help="second renderer: read each board with the template calibrated from a photo of the "
                              "same board, empty, in another scene (the app's set-up step)")
+    parser.add_argument("--retakes", type=int, default=0, metavar="N",
+                        help="second renderer: also read the ordinary photos as a group does when the reader asks "
+                             "for another photo: up to N retakes (the board tilted or the light moved), each merged "
+                             "with the reading so far (vision.retake)")
     parser.add_argument("--dice", type=int, default=60, help="dice-tray photos to render and read (0 to skip)")
     parser.add_argument("--rows", type=int, default=0,
                         help="White Castle dice-row photos to render and read (0 to skip)")
@@ -433,7 +457,16 @@ def main_second(args: argparse.Namespace, w: int, h: int, root: Path) -> int:
     paths = synth2.photo_set(synth2.set_folder(root, "ordinary", seed, look), count, seed, look)
     cal = " (each board calibrated from its own empty-board photo)" if args.calibrated else " (uncalibrated)"
     templates = calibrated_templates(paths, seed, look) if args.calibrated else None
-    report("second renderer, ordinary photos" + cal, evaluate(paths, args.verbose, not args.no_net, templates))
+    result = evaluate(paths, args.verbose, not args.no_net, templates)
+    report("second renderer, ordinary photos, one photo each" + cal, result)
+    if args.retakes:
+        template = load_template()
+
+        def retake_of(path: Path, attempt: int) -> Path:
+            return synth2.retake_photo(path, seed, paths.index(path), look, template, attempt)
+
+        report(f"second renderer, ordinary photos with up to {args.retakes} retake(s) while the reader asks for one"
+               + cal, evaluate(paths, args.verbose, not args.no_net, templates, retake_of, args.retakes))
     if args.bad:
         for name, bad in (("no-patches", synth2.Look(size=(w, h), no_patches=1.0)),
                           ("dark-print", synth2.Look(size=(w, h), dark_print=1.0))):

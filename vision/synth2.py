@@ -698,6 +698,33 @@ def calibration_photo(path: Path, seed: int, index: int, look: Look, template: T
     return out
 
 
+#: The retake of photo ``index`` (the reader asked for another photo: "tilt the board or move the light") is drawn
+#: with this scene seed offset: the same board with the same cubes on it, another camera, other lights and table.
+RETAKE_SCENE = 555_000_000
+
+
+def render_retake(seed: int, index: int, look: Look, template: Template, attempt: int = 0
+                  ) -> tuple[U8, dict[str, Any]]:
+    """Another photo of ``render_photo(seed, index, ...)``'s board and gear, as a group takes it when the reader
+    asks for a retake: the board tilted or the light moved (another scene; the cubes sit where they were, give or
+    take the placing jitter each scene draws). ``attempt``: the group's first retake, second, ..."""
+    photo_seed = seed * 10_007 + index
+    rng = np.random.default_rng([photo_seed, 1])
+    gear = _random_gear(rng, template, float(rng.uniform(*look.fill)))
+    return render(template, gear, seed=photo_seed, look=look,
+                  scene_seed=RETAKE_SCENE + photo_seed + 1_000_000_000 * attempt)
+
+
+def retake_photo(path: Path, seed: int, index: int, look: Look, template: Template, attempt: int = 0) -> Path:
+    """A retake of a set's photo at ``path`` (``retake/PHOTO[-N].jpg`` in its folder), rendered once."""
+    out = path.parent / "retake" / (path.name if not attempt else f"{path.stem}-{attempt}{path.suffix}")
+    if not out.exists():
+        out.parent.mkdir(exist_ok=True)
+        img, _ = render_retake(seed, index, look, template, attempt)
+        cv2.imwrite(str(out), img, [cv2.IMWRITE_JPEG_QUALITY, 98])
+    return out
+
+
 def set_folder(root: Path, name: str, seed: int, look: Look) -> Path:
     key = repr(("second", VERSION, seed, look)).encode()
     w, h = look.size
