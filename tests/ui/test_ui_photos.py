@@ -177,3 +177,46 @@ def test_ui_gear_uses_the_grids_the_camera_set_up_so_far(run_app: Any, helmet_gl
     assert "set up in part" in report["reads"]["message"] and "helmet" in report["reads"]["message"]
     saved = list(config.rglob("*.json"))
     assert any(json.loads(p.read_text()).get("unset_grids") == ["helmet"] for p in saved)
+
+
+@pytest.mark.ui
+def test_ui_gear_retake_reads_the_same_board_with_the_photo_before_it(run_app: Any, glared: Path,
+                                                                       photo: Path) -> None:
+    # Glare over the sandals leaves them '?' and the reader asks for a retake; "Retake, keep what was read" reads
+    # another photo of the same board (another camera and light) together with the first (vision.retake). A
+    # cell the player set in between stays theirs, even where the retake reads it otherwise.
+    first = read_gear(str(glared), "symmetric", default_pack())
+    tapped = sorted(first.uncertain)[0]
+    cell_id = f"gear_{tapped[0]}_{tapped[1]}_{tapped[2]}"
+    paint = next(p for p in "WMT" if p != GEAR[tapped[0]][tapped[1]][tapped[2]])  # not what the cube is
+    steps = [{"do": "press", "id": "start_game"}, {"do": "wait_until", "path": "game.phase", "equals": "playing"},
+             {"do": "go", "screen": "gear"}, {"do": "press", "id": "gear_more"},
+             {"do": "read", "id": "gear_retake_photo", "attr": "disabled", "key": "disabled_before"},
+             {"do": "text", "id": "gear_photo_source", "value": str(glared)}, {"do": "press", "id": "gear_photo"},
+             {"do": "wait_until", "path": "gear.photo_busy", "equals": False, "timeout": 30},
+             {"do": "read", "id": "gear_message", "key": "first_message"},
+             {"do": "press", "id": f"gear_paint_{paint}"}, {"do": "press", "id": cell_id},
+             {"do": "press", "id": "gear_more"},
+             {"do": "read", "id": "gear_retake_photo", "attr": "disabled", "key": "disabled_after"},
+             {"do": "text", "id": "gear_photo_source", "value": str(photo)}, {"do": "press", "id": "gear_retake_photo"},
+             {"do": "wait_until", "path": "gear.photo_busy", "equals": False, "timeout": 30},
+             {"do": "read", "path": "gear.uncertain", "key": "uncertain"},
+             {"do": "read", "path": "gear.grids", "key": "grids"},
+             {"do": "read", "id": "gear_message", "key": "message"},
+             {"do": "quit"}]
+    report = run_app(steps)
+    assert report["errors"] == []
+    reads = report["reads"]
+    assert reads["disabled_before"] is True and reads["disabled_after"] is False
+    assert "Retake, keep what was read" in reads["first_message"]
+    assert "Read with the photo before it" in reads["message"]
+    grids = reads["grids"]
+    assert grids[tapped[0]][tapped[1]][tapped[2]] == paint  # the player's, not the retake's
+    # The sandals the glare hid are read from the retake; every cell no photo doubts is the board's.
+    unsure = {tuple(int(x) if x.isdigit() else x for x in u.split(":")) for u in reads["uncertain"]}
+    for name, rows in GEAR.items():
+        for r, row in enumerate(rows):
+            for c, want in enumerate(row):
+                if (name, r, c) != tapped and (name, r, c) not in unsure:
+                    assert grids[name][r][c] == want, (name, r, c)
+    assert len(unsure) < len(first.uncertain)

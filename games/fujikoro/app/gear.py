@@ -265,35 +265,55 @@ class GearModel(EventDispatcher):  # type: ignore[misc]
         self._worker.submit(write)
 
     # ---- photo ------------------------------------------------------------------------------
-    def read_photo(self, source: str) -> None:
-        """Read the gear grids from a photo (a file, or the newest photo in a folder) with vision."""
+    def read_photo(self, source: str, retake: bool = False) -> None:
+        """Read the gear grids from a photo (a file, or the newest photo in a folder) with vision. ``retake``:
+        the photo is another of the same board with the same cubes (the last photo asked for one): the two are
+        read together, and what the players set since the last photo stays as they set it."""
         from games.fujikoro.app import photos
 
         if self.photo_busy:
             return
+        name = self.player_names[self.selected]
+        earlier = self._photos.get(name) if retake else None
+        if retake and earlier is None:
+            self.message = tr._("Read a photo first: a retake adds to the photo read before it")
+            return
         self.photo_busy = True
         self.message = tr._("Reading the photo...")
         board = self.gear.board if self.gear is not None else "symmetric"
-        name = self.player_names[self.selected]
 
         def done(reading: photos.PhotoGear) -> None:
             self.photo_busy = False
             if self.player_names[self.selected] != name:
                 self._select(self.player_names.index(name) if name in self.player_names else 0)
-            self.set_grids(reading.certain_grids())
-            self._uncertain[name] = set(reading.uncertain)
+            if earlier is not None:
+                gear = self.gear_of(name)
+                current = {g: list(gear.grid(g) or ()) for g in reading.grids}
+                grids, still = photos.after_retake(earlier, reading, current, self._uncertain.get(name, set()))
+                self.set_grids(grids)
+                self._uncertain[name] = still
+            else:
+                self.set_grids(reading.certain_grids())
+                self._uncertain[name] = set(reading.uncertain)
             self._photos[name] = reading
             self.example_ready = True
             self._show_uncertain()
             self.retake = reading.retake or ""
-            if reading.uncertain:
+            left = len(self._uncertain[name])
+            if earlier is not None:
+                message = (tr.f("Read with the photo before it: {n} cells still marked ?; tap each to set it", n=left)
+                           if left else tr._("Read with the photo before it: check the grids and fix any cube"))
+            elif left:
                 # Left out of the gear until tapped: an unread cell is not a confident "empty".
                 message = tr.f("Read from the photo: {n} cells marked ? could not be read; tap each to set it",
-                               n=len(reading.uncertain))
+                               n=left)
             else:
                 message = tr._("Read from the photo: check the grids and fix any cube")
             if reading.retake:
                 message += "\n" + tr.f("Retake the photo: {reason}", reason=reading.retake)
+                if left:
+                    message += "\n" + tr._("Retake, keep what was read: another photo of the same board, read "
+                                           "together with this one")
             for note in reading.notes:
                 message += "\n" + note
             self.message = message
@@ -302,7 +322,7 @@ class GearModel(EventDispatcher):  # type: ignore[misc]
             self.photo_busy = False
             self.message = str(error)
 
-        self._worker.submit(lambda: photos.read_gear(source, board, self.pack), done, failed)
+        self._worker.submit(lambda: photos.read_gear(source, board, self.pack, earlier), done, failed)
 
     def keep_example(self) -> None:
         """Keep the photo last read for the selected player with the grids as they now stand (the players

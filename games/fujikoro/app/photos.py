@@ -44,6 +44,7 @@ class PhotoGear:
     # with: carried along, not part of what was read (two readings of the same photo are equal).
     photo: Photo | None = field(default=None, compare=False, repr=False)
     template: Any = field(default=None, compare=False, repr=False)
+    reading: Any = field(default=None, compare=False, repr=False)  # the reader's BoardReading (merged with retakes)
 
     def certain_grids(self) -> dict[str, list[str]]:
         """Only the cells the reader is sure of; the uncertain ones stay out of the gear (empty) until the
@@ -142,20 +143,59 @@ def _keep_setup(fitted: Template, board: str, base: Template) -> CameraSetup:
     return CameraSetup(path, lines)
 
 
-def read_gear(source: str, board: str, pack: DataPack) -> PhotoGear:
+def read_gear(source: str, board: str, pack: DataPack, earlier: PhotoGear | None = None) -> PhotoGear:
     """The four gear grids read from the photo, with the cells the reader is unsure of and its retake reason.
-    Uses the board's camera set-up (:func:`set_up_camera`) when there is one."""
-    from vision.reader import read_board
+    Uses the board's camera set-up (:func:`set_up_camera`) when there is one. ``earlier``: the reading this
+    photo retakes (same board, same cubes): the two are merged (:mod:`vision.retake`), a cell taking what the
+    photos show together and '?' where they disagree."""
+    from vision.reader import PhotoError, read_board
+    from vision.retake import merge_readings
 
     template = board_template(board, pack)
     photo = grab_photo(source)
     reading = read_board(photo.image, template)
     if reading.board != board:
         raise PhotoSourceError(f"the photo template is for the {reading.board} board, this player uses {board}")
+    if earlier is not None and earlier.reading is not None:
+        try:
+            reading = merge_readings(earlier.reading, reading)
+        except PhotoError as error:
+            raise PhotoSourceError(str(error)) from None
     grids = {name: tuple(rows) for name, rows in reading.grids.items()}
     uncertain = frozenset((name, r, c) for name, rows in grids.items() for r, row in enumerate(rows)
                           for c, ch in enumerate(row) if ch == UNSURE)
-    return PhotoGear(grids, uncertain, reading.retake, tuple(reading.notes), photo, template)
+    return PhotoGear(grids, uncertain, reading.retake, tuple(reading.notes), photo, template, reading)
+
+
+def after_retake(earlier: PhotoGear, merged: PhotoGear, current: dict[str, list[str]],
+                 unsure: set[tuple[str, int, int]]) -> tuple[dict[str, list[str]], set[tuple[str, int, int]]]:
+    """The grids and the cells still to tap after a retake: what the players set since the first photo (a cell
+    they tapped, or one they changed from what the photo read) stays theirs; every other cell is what the photos
+    show together (``merged``), '?' cells left out of the gear until tapped. ``current``: the grids as they stand
+    (rows, '.' for empty), ``unsure``: the cells of ``earlier`` not tapped yet."""
+    first = earlier.certain_grids()
+    read = merged.certain_grids()
+    grids: dict[str, list[str]] = {}
+    still: set[tuple[str, int, int]] = set()
+    for name, rows in read.items():
+        have = [row.ljust(len(rows[0]), ".") for row in current.get(name, [])]
+        have += ["." * len(rows[0])] * (len(rows) - len(have))
+        out = []
+        for r, row in enumerate(rows):
+            cells = []
+            for c, ch in enumerate(row):
+                key = (name, r, c)
+                players = (key in earlier.uncertain and key not in unsure) or (
+                    key not in earlier.uncertain and have[r][c] != first[name][r][c])
+                if players:
+                    cells.append(have[r][c])
+                else:
+                    cells.append(ch)
+                    if key in merged.uncertain:
+                        still.add(key)
+            out.append("".join(cells))
+        grids[name] = out
+    return grids, still
 
 
 def examples_folder() -> Path:

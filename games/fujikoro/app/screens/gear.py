@@ -88,10 +88,11 @@ class GearScreen(Screen):
 class GearMorePopup(Sheet):
     model = ObjectProperty(None)
 
-    def read_photo(self) -> None:
+    def read_photo(self, retake: bool = False) -> None:
+        """Read a photo; ``retake``: another photo of the same board, read together with the last one."""
         app = App.get_running_app()
         source = self.ids.gear_photo_source.text.strip() or app.settings.camera
-        self.model.read_photo(source)
+        self.model.read_photo(source, retake=retake)
         self.dismiss()
 
     def keep_example(self) -> None:
