@@ -332,6 +332,10 @@ class _Rectified:
         raw = self.raw
         #: The brightest channel of every pixel (clipping, and 0 outside the photo).
         self.peak = np.maximum(np.maximum(raw[..., 0], raw[..., 1]), raw[..., 2])
+        # The pixels never change once warped: what is measured from them may be kept (``stats``).
+        raw.flags.writeable = False
+        self.peak.flags.writeable = False
+        self._stats: dict[tuple[int | None, ...], tuple[F32, float, bool]] = {}
 
     _lum: F32 | None = None
 
@@ -411,11 +415,21 @@ class _Rectified:
         return (slice(v0, v1), slice(u0, u1))
 
     def stats(self, sl: tuple[slice, slice]) -> tuple[F32, float, bool]:
-        """Mean linear RGB, the fraction of clipped (glare) pixels, and whether it lies inside the photo."""
-        px = self.raw[sl].reshape(-1, 3)
-        peak = self.peak[sl]
-        mean = LINEAR_LUT[px[:, ::-1]].mean(axis=0)
-        return np.asarray(mean, dtype=np.float32), float(np.mean(peak >= GLARE_LEVEL)), bool(peak.min() > 0)
+        """Mean linear RGB, the fraction of clipped (glare) pixels, and whether it lies inside the photo.
+
+        The readers measure many regions more than once (a cell's top for the rules, then for the guards):
+        each region's is kept for this photo (the mean read-only, as it is shared)."""
+        key = (sl[0].start, sl[0].stop, sl[0].step, sl[1].start, sl[1].stop, sl[1].step)
+        found = self._stats.get(key)
+        if found is None:
+            px = self.raw[sl].reshape(-1, 3)
+            peak = self.peak[sl]
+            mean = np.asarray(LINEAR_LUT[px[:, ::-1]].mean(axis=0), dtype=np.float32)
+            mean.flags.writeable = False
+            # (The clipped count over the size is the mean of the boolean mask, to the last bit.)
+            found = (mean, np.count_nonzero(peak >= GLARE_LEVEL) / peak.size, bool(peak.min() > 0))
+            self._stats[key] = found
+        return found
 
     def trimmed_mean(self, sl: tuple[slice, slice]) -> F32:
         """Per channel, the mean linear RGB of the region's pixels between their BAND_TRIM and 1 - BAND_TRIM
