@@ -336,6 +336,9 @@ class _Rectified:
         raw.flags.writeable = False
         self.peak.flags.writeable = False
         self._stats: dict[tuple[int | None, ...], tuple[F32, float, bool]] = {}
+        #: Each cell's own print strips (_cell_ring), kept for this photo: the flat-cell checks and the ring
+        #: veto measure the same cells.
+        self.rings: dict[tuple[Grid, Pose, float, int, int, float | None], tuple[F32, ...]] = {}
 
     _lum: F32 | None = None
 
@@ -699,12 +702,23 @@ def _inner_samples(rect: _Rectified, grid: Grid, pose: Pose, cube: float, reach:
                     continue
                 px = rect.raw[sl].reshape(-1, 3)
                 peak = rect.peak[sl]
-                if peak.min() == 0 or float(np.mean(peak >= GLARE_LEVEL)) > 0.01:
+                if peak.min() == 0 or np.count_nonzero(peak >= GLARE_LEVEL) / peak.size > 0.01:
                     continue
                 # The median: the printed outline's ink or a jittered cube's edge may reach into the strip.
-                med = LINEAR_LUT[np.median(px, axis=0).astype(np.uint8)[::-1]]
+                med = LINEAR_LUT[_median_u8(px)[::-1]]
                 out.append(_BandSample((box[0] + box[2]) / 2, (box[1] + box[3]) / 2, np.asarray(med, np.float32)))
     return out
+
+
+def _median_u8(px: U8) -> U8:
+    """Per column, the median of 8-bit values (at least one row) rounded down, as
+    ``np.median(px, axis=0).astype(np.uint8)`` gives it (the middle value, or the mean of the two middle
+    ones, which float64 holds exactly), without np.median's overhead."""
+    srt = np.sort(px, axis=0)
+    h = len(srt) // 2
+    if len(srt) % 2:
+        return np.asarray(srt[h], dtype=np.uint8)
+    return np.asarray((srt[h - 1].astype(np.uint16) + srt[h]) // 2, dtype=np.uint8)
 
 
 def _envelope(samples: Sequence[_BandSample], top: float = 0.5) -> F32 | None:
@@ -1895,10 +1909,18 @@ def _unlike(a: F32, b: F32) -> float:
 
 def _cell_ring(rect: _Rectified, grid: Grid, pose: Pose, cube: float, r: int, c: int, reach: float | None
                ) -> list[F32]:
-    """The cell's own print on the sides no cube in it leans over (see _inner_samples)."""
-    one = Grid(grid.name, (grid.origin_mm[0] + c * grid.cell_mm, grid.origin_mm[1] + r * grid.cell_mm),
-               grid.cell_mm, 1, 1)
-    return [s.rgb for s in _inner_samples(rect, one, pose, cube, reach)]
+    """The cell's own print on the sides no cube in it leans over (see _inner_samples); measured once per
+    photo (the pieces read-only, as they are shared)."""
+    key = (grid, pose, cube, r, c, reach)
+    ring = rect.rings.get(key)
+    if ring is None:
+        one = Grid(grid.name, (grid.origin_mm[0] + c * grid.cell_mm, grid.origin_mm[1] + r * grid.cell_mm),
+                   grid.cell_mm, 1, 1)
+        ring = tuple(s.rgb for s in _inner_samples(rect, one, pose, cube, reach))
+        for rgb in ring:
+            rgb.flags.writeable = False
+        rect.rings[key] = ring
+    return list(ring)
 
 
 def _ring_veto(cells: Mapping[CellKey, Cell], read: _CellsRead, template: Template) -> dict[CellKey, Cell]:
