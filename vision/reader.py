@@ -510,8 +510,16 @@ def _band_pieces(rect: _Rectified, grid: Grid, pose: Pose, cube: float,
     gw, gh = grid.size_mm
     out: list[tuple[_BandSample, float]] = []
     half = cube / 2
-    cells = [(g, g.cell_centre(r, c)) for g in all_grids for r in range(g.rows) for c in range(g.cols)
-             if r in (0, g.rows - 1) or c in (0, g.cols - 1)]
+    # The outer cells' centres, each with the place a cube there could lean into (one per cell, not per piece).
+    cells: list[tuple[float, float, tuple[float, float, float, float]]] = []
+    for g in all_grids:
+        for r in range(g.rows):
+            for c in range(g.cols):
+                if r in (0, g.rows - 1) or c in (0, g.cols - 1):
+                    cx, cy = g.cell_centre(r, c)
+                    dx, dy = pose.top_shift(cx, cy, cube)
+                    cells.append((cx, cy, (cx - half + min(dx, 0) - 1.2, cx + half + max(dx, 0) + 1.2,
+                                           cy - half + min(dy, 0) - 1.2, cy + half + max(dy, 0) + 1.2)))
     pieces: list[tuple[float, float, float, float]] = []
     for t in np.arange(gx - outer, gx + gw + outer - step + 1e-6, step):
         pieces.append((t, gy - outer, t + step, gy - inner))
@@ -524,12 +532,9 @@ def _band_pieces(rect: _Rectified, grid: Grid, pose: Pose, cube: float,
                and y0 < g.origin_mm[1] + g.size_mm[1] + 1 and g.origin_mm[1] - 1 < y1 for g in all_grids):
             continue
         blocked = False
-        for _g, (cx, cy) in cells:
+        for cx, cy, (sx0, sx1, sy0, sy1) in cells:
             if abs(cx - (x0 + x1) / 2) > 20 or abs(cy - (y0 + y1) / 2) > 20:
                 continue
-            dx, dy = pose.top_shift(cx, cy, cube)
-            sx0, sx1 = cx - half + min(dx, 0) - 1.2, cx + half + max(dx, 0) + 1.2
-            sy0, sy1 = cy - half + min(dy, 0) - 1.2, cy + half + max(dy, 0) + 1.2
             if x0 < sx1 and sx0 < x1 and y0 < sy1 and sy0 < y1:
                 blocked = True
                 break
