@@ -85,7 +85,7 @@ def kelvin_to_rgb(kelvin: float) -> FloatArray:
 
 def lab_of(rgb: npt.ArrayLike) -> tuple[float, float, float]:
     """Lab of one linear-RGB colour, in plain floats: the readers call this thousands of times per photo."""
-    r, g, b = (float(v) for v in np.asarray(rgb).reshape(3))
+    r, g, b = np.asarray(rgb, dtype=np.float64).reshape(3).tolist()
     x = (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047
     y = 0.2126 * r + 0.7152 * g + 0.0722 * b
     z = (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883
