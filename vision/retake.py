@@ -13,7 +13,7 @@ board with the same cubes, so its reading is merged with the first, cell by cell
   against the other in its own photo, with the other photo leaning elsewhere, is ``?``: a network that
   misreads a cube tends to misread it in every photo, while the rules beside it see what they saw, so a
   retake must not turn that doubt into a reading;
-- a cell ``?`` in both keeps the retake's reason.
+- a cell ``?`` in both keeps the retake's reason (or that photos disagreed on it, if they did).
 
 A merged ``?`` cell remembers the labels every photo put forward for it, and a cell the photos disagreed on
 stays ``?``: a third photo does not outvote a confident misreading.
@@ -70,7 +70,9 @@ def _unsure(cell: Cell, reason: str, leans: frozenset[str]) -> Cell:
 def merge_cell(first: Cell, retake: Cell) -> Cell:
     """The cell as the two photos show it together (see the module's rules)."""
     if first.label == UNSURE and retake.label == UNSURE:
-        return _unsure(retake, retake.reason, leanings(first) | leanings(retake))
+        disagreed = PHOTOS_DISAGREE_REASON in (first.reason, retake.reason)
+        return _unsure(retake, PHOTOS_DISAGREE_REASON if disagreed else retake.reason,
+                       leanings(first) | leanings(retake))
     if first.label == retake.label:
         return first if first.confidence > retake.confidence else retake
     read, unsure = (retake, first) if first.label == UNSURE else (first, retake)

@@ -35,9 +35,13 @@ def test_a_cell_read_in_one_photo_and_unsure_in_the_other_takes_the_reading() ->
 def test_photos_that_read_a_cell_differently_leave_it_unsure() -> None:
     cell = merge_cell(_cell("W"), _cell("T"))
     assert cell.label == "?" and cell.reason == PHOTOS_DISAGREE_REASON
-    # A third photo does not outvote a confident misreading: the cell stays '?'.
+    # A third photo does not outvote a confident misreading: the cell stays '?', even after a photo that could
+    # not read it at all.
     assert merge_cell(cell, _cell("W")).label == "?"
     assert merge_cell(cell, _cell("T")).label == "?"
+    after_glare = merge_cell(cell, _cell("?", "glare"))
+    assert after_glare.reason == PHOTOS_DISAGREE_REASON
+    assert merge_cell(after_glare, _cell("W")).label == "?"
 
 
 def test_a_reading_one_reader_made_against_the_other_does_not_settle_what_another_photo_doubted() -> None:
