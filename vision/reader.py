@@ -1962,11 +1962,9 @@ def _ring_veto(cells: Mapping[CellKey, Cell], read: _CellsRead, template: Templa
         feats = {**cell.features, "ring_min": min(d), "ring_max": max(d), "ring_lit": lit, "ring_n": float(len(d))}
         odd = key[0] in read.unfamiliar and (RING_ON_CALIBRATED or key[0] not in read.calibrated)
         if cell.label in "WMT" and (max(d) < RING_SAME or (odd and lit < RING_SAME)):
-            out[key] = replace(cell, label="?", confidence=0.0, features=feats,
-                               reason="looks like the cell's own print beside it (no cube's edge)")
+            out[key] = replace(cell, label="?", confidence=0.0, features=feats, reason=RING_LIKE_PRINT_REASON)
         elif cell.label == "." and odd and (min(d) > RING_EMPTY_VETO or lit > RING_EMPTY_VETO):
-            out[key] = replace(cell, label="?", confidence=0.0, features=feats,
-                               reason="unlike the cell's own print beside it")
+            out[key] = replace(cell, label="?", confidence=0.0, features=feats, reason=RING_UNLIKE_PRINT_REASON)
         else:
             out[key] = replace(cell, features=feats)
     return out
@@ -2008,6 +2006,9 @@ def _flat_on_pale(cells: Mapping[CellKey, Cell], read: _CellsRead, template: Tem
 
 
 EDGES_REASON = "edges inside the cell (a cube's outline), not flat print"
+#: The ring veto (_ring_veto): a cube reading whose top looks like the cell's own print, an empty reading unlike it.
+RING_LIKE_PRINT_REASON = "looks like the cell's own print beside it (no cube's edge)"
+RING_UNLIKE_PRINT_REASON = "unlike the cell's own print beside it"
 
 
 #: A cube is smaller than its cell: around the top the rules read, the cell's printed outline shows somewhere (the
@@ -3043,9 +3044,10 @@ def _board_colour(refs: Sequence[tuple[F64, F32, F32]], loc: Located, template: 
     return np.asarray(linear_rgb_to_lab(np.median(keep, axis=0)), dtype=np.float32)
 
 
-def retake_reason(note: str | None, cells: Sequence[Cell], blur: float) -> str | None:
+def retake_reason(note: str | None, cells: Sequence[Cell], blur: float, settled: Sequence[str] = ()) -> str | None:
     """Why the group should take another photo (None: no need): the board is not set up, the photo is too
-    blurry (``blur`` mm), glare or doubt on cells; ``note`` (how the board was found) leads when there is one."""
+    blurry (``blur`` mm), glare or doubt on cells; ``note`` (how the board was found) leads when there is one.
+    Cells '?' for a reason in ``settled`` ask for none (vision.retake: photos that disagreed; the players decide)."""
     for whole in (UNFAMILIAR_REASON, NO_PATCHES_REASON):
         if any(c.reason == whole for c in cells):
             # Not a matter of this photo's cells: the board itself must be set up first.
@@ -3058,7 +3060,7 @@ def retake_reason(note: str | None, cells: Sequence[Cell], blur: float) -> str |
         reasons.append("glare on cells " + ", ".join(f"{c.grid}[{c.row}][{c.col}]" for c in glare)
                        + "; tilt the board or move the light")
     # (A grid not set up with the camera is no matter of this photo either: another photo would not read it.)
-    other = [c for c in cells if c.label == "?" and c.reason not in ("glare", UNSET_REASON)]
+    other = [c for c in cells if c.label == "?" and c.reason not in ("glare", UNSET_REASON, *settled)]
     if other:
         reasons.append("uncertain cells " + ", ".join(f"{c.grid}[{c.row}][{c.col}]" for c in other))
     if reasons and note:

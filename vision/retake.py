@@ -1,24 +1,26 @@
-"""Two photos of the same board, read together: a retake keeps what the first photo showed.
+"""Photos of the same board, read together: a retake keeps what the photo before it showed.
 
 When a photo leaves cells ``?`` (glare over a cube's top, a hand over a grid, a cell the reader cannot
 tell), the reader asks for another photo ("tilt the board or move the light"). The retake is of the same
-board with the same cubes, so its reading is merged with the first, cell by cell:
+board with the same cubes, so it is read on its own and merged with the reading so far, cell by cell, from
+what each photo said of the cell (kept in the merged cell's features, so the order of the photos does not
+matter):
 
-- a cell read alike in both keeps the reading (the higher confidence of the two);
-- a cell read differently in the two photos is ``?`` (:data:`PHOTOS_DISAGREE_REASON`): one of them is wrong,
-  or a cube was moved between the photos, and neither may stand alone;
-- a cell read in one photo and ``?`` in the other takes the reading where the rules and the cell network of
-  its own photo agreed on it, or where nothing in the other photo spoke against it (:func:`leanings`: the rules
-  read another label there, or the network found another label the likelier). A reading one reader made
-  against the other in its own photo, with the other photo leaning elsewhere, is ``?``: a network that
-  misreads a cube tends to misread it in every photo, while the rules beside it see what they saw, so a
-  retake must not turn that doubt into a reading;
-- a cell ``?`` in both keeps the retake's reason (or that photos disagreed on it, if they did).
+- the labels photos *read* (a cube or empty, not ``?``);
+- the labels read *with the rules' word* (:func:`ruled`): the rules read that label, alone or with the cell
+  network agreeing; not a network's answer over the rules, nor where the rules could not tell;
+- the labels photos that left the cell ``?`` *leaned to* (:func:`leanings`): the rules' reading a network
+  or a veto doubted, what the rules read past glare, the network's likeliest label at NET_LEANS_FROM or
+  more. A cell a veto left ``?`` (it looked like print, or it had a cube's edges, or a hand covered it)
+  leans to every label: only a reading with the rules' word settles it.
 
-A merged ``?`` cell remembers the labels every photo put forward for it, and a cell the photos disagreed on
-stays ``?``: a third photo does not outvote a confident misreading.
-
-The merge is a pure function of the two readings (no pixels): any number of retakes fold in one at a time.
+A cell takes label Z when every photo that read it read Z, and either some photo read Z with the rules'
+word or no photo that left it ``?`` leaned elsewhere. Otherwise it is ``?``: for
+:data:`PHOTOS_DISAGREE_REASON` where photos read different labels or leaned against a reading only a
+network made (a network that misreads a cube misreads it in every photo, while the rules beside it keep
+seeing what they saw, so a retake must not turn that doubt into a reading); with the last photo's own
+reason where no photo read it. A cell photos read differently stays ``?`` whatever more photos say: a third
+photo does not outvote a confident misreading, and such a cell asks the players to tap it, not for a retake.
 """
 
 from __future__ import annotations
@@ -27,9 +29,14 @@ from dataclasses import replace
 
 from vision.cellnet import LABELS
 from vision.reader import (
+    COVERED_REASON,
+    EDGES_REASON,
     GLARE_RULES,
     NO_PATCHES_REASON,
+    RING_LIKE_PRINT_REASON,
+    RING_UNLIKE_PRINT_REASON,
     UNFAMILIAR_REASON,
+    UNSET_REASON,
     BoardReading,
     Cell,
     PhotoError,
@@ -40,15 +47,40 @@ UNSURE = "?"
 PHOTOS_DISAGREE_REASON = "the photos disagree on this cell (a cube moved between them, or one photo misleads)"
 #: A cell network's most likely label speaks in a cell left '?' from this probability on.
 NET_LEANS_FROM = 0.5
-#: The feature of a merged '?' cell that keeps the labels the photos put forward for it (a bit per cellnet label).
-LEANS = "photos_lean"
+#: Reasons a cell a rule read was turned '?' by a veto: the reading is doubted, not a leaning.
+VETOES = frozenset({EDGES_REASON, RING_LIKE_PRINT_REASON, RING_UNLIKE_PRINT_REASON, COVERED_REASON})
+#: Features of a merged cell: the labels photos read, read with the rules' word, and leaned to (a bit per
+#: cellnet label).
+READ, RULED, LEANS = "photos_read", "photos_ruled", "photos_lean"
+
+
+def _mask(labels: frozenset[str]) -> float:
+    return float(sum(1 << i for i, label in enumerate(LABELS) if label in labels))
+
+
+def _labels(mask: float) -> frozenset[str]:
+    return frozenset(label for i, label in enumerate(LABELS) if int(mask) >> i & 1)
+
+
+def ruled(cell: Cell) -> bool:
+    """Whether a read cell's label is the rules' own reading in its photo (alone, or with the cell network
+    agreeing): not a network's answer over the rules or where the rules could not tell."""
+    f = cell.features
+    if "rules_read" in f:
+        return bool(LABELS[int(f["rules_read"])] == cell.label)
+    if "glare_rules" in f:
+        return bool(GLARE_RULES[int(f["glare_rules"])] == cell.label)
+    return "net_best" not in f  # the rules decided and no network was asked
 
 
 def leanings(cell: Cell) -> frozenset[str]:
-    """The labels the readers put forward for a cell left ``?``: the rules' reading (``rules_read``, or what
-    they read past glare, ``glare_rules``) and the cell network's likeliest label when it gave it at least
-    NET_LEANS_FROM (``net_best``, ``net_p``). Empty when nothing was said (a hidden board, a cell never read)."""
+    """The labels a photo that left the cell ``?`` put forward for it (see the module's rules); empty when it
+    said nothing (glare the rules could not see past and a network unsure, a hidden board)."""
     f = cell.features
+    if LEANS in f:
+        return _labels(f[LEANS])
+    if cell.reason in VETOES:
+        return frozenset(LABELS)
     out = set()
     if "rules_read" in f:
         out.add(LABELS[int(f["rules_read"])])
@@ -56,35 +88,35 @@ def leanings(cell: Cell) -> frozenset[str]:
         out.add(GLARE_RULES[int(f["glare_rules"])])
     if "net_best" in f and f.get("net_p", 0.0) >= NET_LEANS_FROM:
         out.add(LABELS[int(f["net_best"])])
-    if LEANS in f:
-        out.update(label for i, label in enumerate(LABELS) if int(f[LEANS]) >> i & 1)
     return frozenset(out)
 
 
-def _unsure(cell: Cell, reason: str, leans: frozenset[str]) -> Cell:
-    """``cell`` left '?' for ``reason``, remembering every label any photo put forward for it (LEANS)."""
-    mask = sum(1 << i for i, label in enumerate(LABELS) if label in leans)
-    return replace(cell, label=UNSURE, confidence=0.0, reason=reason, features={**cell.features, LEANS: float(mask)})
+def _evidence(cell: Cell) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """What the photos behind ``cell`` said of it: labels read, read with the rules' word, leaned to."""
+    f = cell.features
+    if READ in f:
+        return _labels(f[READ]), _labels(f[RULED]), _labels(f[LEANS])
+    if cell.label == UNSURE:
+        return frozenset(), frozenset(), leanings(cell)
+    return frozenset({cell.label}), frozenset({cell.label}) if ruled(cell) else frozenset(), frozenset()
 
 
 def merge_cell(first: Cell, retake: Cell) -> Cell:
-    """The cell as the two photos show it together (see the module's rules)."""
-    if first.label == UNSURE and retake.label == UNSURE:
-        disagreed = PHOTOS_DISAGREE_REASON in (first.reason, retake.reason)
-        return _unsure(retake, PHOTOS_DISAGREE_REASON if disagreed else retake.reason,
-                       leanings(first) | leanings(retake))
-    if first.label == retake.label:
-        return first if first.confidence > retake.confidence else retake
-    read, unsure = (retake, first) if first.label == UNSURE else (first, retake)
-    if (unsure.label == UNSURE and unsure.reason != PHOTOS_DISAGREE_REASON
-            and (leanings(read) <= {read.label} or leanings(unsure) <= {read.label})):
-        return read
-    return _unsure(retake, PHOTOS_DISAGREE_REASON, leanings(unsure) | {read.label, unsure.label} - {UNSURE})
+    """The cell as the photos behind ``first`` and ``retake`` show it together (see the module's rules)."""
+    a, b = _evidence(first), _evidence(retake)
+    read, rules, leans = a[0] | b[0], a[1] | b[1], a[2] | b[2]
+    features = {READ: _mask(read), RULED: _mask(rules), LEANS: _mask(leans)}
+    if len(read) == 1 and (read <= rules or leans <= read):
+        best = max((c for c in (first, retake) if c.label in read), key=lambda c: c.confidence)
+        return replace(best, features={**best.features, **features})
+    reason = PHOTOS_DISAGREE_REASON if read else retake.reason
+    return replace(retake, label=UNSURE, confidence=0.0, reason=reason, features={**retake.features, **features})
 
 
 def merge_readings(first: BoardReading, retake: BoardReading) -> BoardReading:
-    """The board as the first photo and its retake show it together. Both must be of the same board and
-    grids (:class:`~vision.reader.PhotoError` otherwise: a retake of another board is no retake)."""
+    """The board as the first photo (or the photos merged so far) and a retake show it together. Both must be
+    of the same board and grids (:class:`~vision.reader.PhotoError` otherwise: a retake of another board is no
+    retake). The retake advice is the merged cells'; a photo's blur warning stands if either was too blurry."""
     if (first.board, first.template) != (retake.board, retake.template):
         raise PhotoError(f"the retake is of the {retake.board} board ({retake.template}), the first photo of the "
                          f"{first.board} board ({first.template}): take the retake of the same board")
@@ -96,15 +128,18 @@ def merge_readings(first: BoardReading, retake: BoardReading) -> BoardReading:
     by_key = {(c.grid, c.row, c.col): c.label for c in cells}
     grids = {name: tuple("".join(by_key[(name, r, col)] for col in range(len(rows[r]))) for r in range(len(rows)))
              for name, rows in retake.grids.items()}
-    notes = tuple(dict.fromkeys(first.notes + retake.notes))
-    blur = min(first.blur_mm, retake.blur_mm)
-    return BoardReading(retake.template, retake.board, grids, cells, retake_reason(None, cells, blur),
+    blur = max(first.blur_mm, retake.blur_mm)
+    return BoardReading(retake.template, retake.board, grids, cells,
+                        retake_reason(None, cells, blur, settled=(PHOTOS_DISAGREE_REASON,)),
                         tuple(sorted(set(first.markers) | set(retake.markers))), blur,
-                        f"{first.method}+{retake.method}", notes)
+                        f"{first.method}+{retake.method}", tuple(dict.fromkeys(first.notes + retake.notes)))
 
 
 def wants_retake(reading: BoardReading) -> bool:
-    """Whether another photo of this board could read more of it: the reader asked for a retake for this photo's
-    sake (glare, blur, doubtful cells), not because the board itself must be set up first (unlike its
-    calibration, stickers without reference patches: another photo would be refused the same way)."""
-    return reading.retake is not None and reading.retake not in (UNFAMILIAR_REASON, NO_PATCHES_REASON)
+    """Whether another photo of this board could read more of it: cells are ``?`` for this photo's sake (glare,
+    doubt), not because the board must be set up first (unlike its calibration, stickers without reference
+    patches: another photo would be refused the same way), nor only cells the photos disagreed on (those ask
+    the players) or grids not set up with the camera."""
+    if reading.retake is None or reading.retake in (UNFAMILIAR_REASON, NO_PATCHES_REASON):
+        return False
+    return any(c.label == UNSURE and c.reason not in (PHOTOS_DISAGREE_REASON, UNSET_REASON) for c in reading.cells)

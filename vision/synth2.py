@@ -527,11 +527,13 @@ def _finish_photo(rng: np.random.Generator, lin: F32, look: Look, *, expose_at: 
 
 
 def render(template: Template, gear: dict[str, list[str]], *, seed: int, look: Look | None = None,
-           scene_seed: int | None = None) -> tuple[U8, dict[str, Any]]:
+           scene_seed: int | None = None, same_cubes: bool = False) -> tuple[U8, dict[str, Any]]:
     """A photo of the board with this gear, and its labels (same format as ``vision.synth``'s).
     ``scene_seed``: the same board (art, print, stickers as stuck) photographed in another scene: camera,
     lights, table and everything after the board art drawn from this seed instead (a calibration photo of
-    the board that ``seed`` draws)."""
+    the board that ``seed`` draws). ``same_cubes``: with ``scene_seed``, the cubes (their colour, size, place
+    and turn, and the loose ones on the table) are those of the photo ``seed`` draws, not new ones: a retake
+    of that photo."""
     look = look or Look()
     rng = np.random.default_rng([seed, 2])
     bw, bh = template.board_mm
@@ -540,9 +542,13 @@ def render(template: Template, gear: dict[str, list[str]], *, seed: int, look: L
     margin = 15.0
     bppm = 8.0
     board, art = _board_texture(rng, template, look, bppm, margin, patches)
+    cube_rng = rng  # the cubes are drawn after the lights, from the photo's stream or the scene's
     if scene_seed is not None:
+        if same_cubes:
+            _make_lights(rng, template)  # the photo's own lights, drawn to reach its cubes in its stream
         rng = np.random.default_rng([scene_seed, 2])
         cam = _make_camera(rng, template, look)
+        cube_rng = cube_rng if same_cubes else rng
     lights, ambient = _make_lights(rng, template)
 
     # Cubes on the grids, a few loose ones (and dice-like big cubes) on the table.
@@ -554,20 +560,21 @@ def render(template: Template, gear: dict[str, list[str]], *, seed: int, look: L
                 if letter == ".":
                     continue
                 cx, cy = g.cell_centre(r, c)
-                side = template.cube_mm * float(rng.uniform(0.95, 1.05))
+                side = template.cube_mm * float(cube_rng.uniform(0.95, 1.05))
                 room = max(0.0, (g.cell_mm - side) / 2 - 0.6)
                 mean, sd = _MATERIAL[letter]
-                lab = (mean[0] + rng.normal(0, sd[0]), mean[1] + rng.normal(0, sd[1]), mean[2] + rng.normal(0, sd[2]))
-                cubes.append(_Cube(cx + rng.uniform(-room, room) * 0.7, cy + rng.uniform(-room, room) * 0.7, side,
-                                   side * float(rng.uniform(0.97, 1.03)), math.radians(float(rng.normal(0, 6))),
-                                   letter, _lab_to_lin(lab)))
-    for _ in range(int(rng.integers(0, 7))):
-        x, y = rng.uniform(-120, bw + 120), rng.uniform(-100, bh + 100)
+                lab = (mean[0] + cube_rng.normal(0, sd[0]), mean[1] + cube_rng.normal(0, sd[1]),
+                       mean[2] + cube_rng.normal(0, sd[2]))
+                cubes.append(_Cube(cx + cube_rng.uniform(-room, room) * 0.7, cy + cube_rng.uniform(-room, room) * 0.7,
+                                   side, side * float(cube_rng.uniform(0.97, 1.03)),
+                                   math.radians(float(cube_rng.normal(0, 6))), letter, _lab_to_lin(lab)))
+    for _ in range(int(cube_rng.integers(0, 7))):
+        x, y = cube_rng.uniform(-120, bw + 120), cube_rng.uniform(-100, bh + 100)
         if -12 < x < bw + 12 and -12 < y < bh + 12:
             continue
-        letter = str(rng.choice(["W", "M", "T"]))
-        side = float(rng.choice([8.0, 16.0]))
-        cubes.append(_Cube(x, y, side, side, float(rng.uniform(0, math.pi)), letter,
+        letter = str(cube_rng.choice(["W", "M", "T"]))
+        side = float(cube_rng.choice([8.0, 16.0]))
+        cubes.append(_Cube(x, y, side, side, float(cube_rng.uniform(0, math.pi)), letter,
                            _lab_to_lin(_MATERIAL[letter][0])))
 
     # A hand reaching in from outside, held above the table.
@@ -706,13 +713,13 @@ RETAKE_SCENE = 555_000_000
 def render_retake(seed: int, index: int, look: Look, template: Template, attempt: int = 0
                   ) -> tuple[U8, dict[str, Any]]:
     """Another photo of ``render_photo(seed, index, ...)``'s board and gear, as a group takes it when the reader
-    asks for a retake: the board tilted or the light moved (another scene; the cubes sit where they were, give or
-    take the placing jitter each scene draws). ``attempt``: the group's first retake, second, ..."""
+    asks for a retake: the board tilted or the light moved (another camera, lights and table; the same cubes,
+    where they were). ``attempt``: the group's first retake, second, ..."""
     photo_seed = seed * 10_007 + index
     rng = np.random.default_rng([photo_seed, 1])
     gear = _random_gear(rng, template, float(rng.uniform(*look.fill)))
     return render(template, gear, seed=photo_seed, look=look,
-                  scene_seed=RETAKE_SCENE + photo_seed + 1_000_000_000 * attempt)
+                  scene_seed=RETAKE_SCENE + photo_seed + 1_000_000_000 * attempt, same_cubes=True)
 
 
 def retake_photo(path: Path, seed: int, index: int, look: Look, template: Template, attempt: int = 0) -> Path:

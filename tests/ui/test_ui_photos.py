@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from games.fujikoro.app.photos import PhotoSourceError, newest_photo, read_gear
+from games.fujikoro.app.photos import PhotoGear, PhotoSourceError, after_retake, newest_photo, read_gear
 from games.fujikoro.pack import default_pack
 
 GEAR = {"helmet": ["MMW.", "T...", "...."], "sandals": ["MMM"],
@@ -220,3 +220,14 @@ def test_ui_gear_retake_reads_the_same_board_with_the_photo_before_it(run_app: A
                 if (name, r, c) != tapped and (name, r, c) not in unsure:
                     assert grids[name][r][c] == want, (name, r, c)
     assert len(unsure) < len(first.uncertain)
+
+
+def test_a_cell_the_player_set_stays_theirs_through_every_retake() -> None:
+    # After a second retake the photos disagree on sandals[0][1] ('?'); the player had set it to T after the
+    # first photo: it stays T and is not asked again. An untouched cell the photos now doubt leaves the gear.
+    merged = PhotoGear({"sandals": ("M??",)}, frozenset({("sandals", 0, 1), ("sandals", 0, 2)}))
+    grids, still = after_retake(merged, {"sandals": ["MTW"]}, {("sandals", 0, 1)})
+    assert grids == {"sandals": ["MT."]} and still == {("sandals", 0, 2)}
+    # Rows as the gear keeps them (short, or none) are read as empty cells.
+    grids, still = after_retake(PhotoGear({"helmet": ("M.", "..")}, frozenset()), {"helmet": ["W"]}, set())
+    assert grids == {"helmet": ["M.", ".."]} and still == set()

@@ -5,14 +5,26 @@ cell the photos disagree on is '?', never one photo's word against the other's."
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from vision_photos import SMALL, board_photo, glare_over, run_cli
 
 from vision import synth
-from vision.reader import GLARE_RULES, BoardReading, Cell, PhotoError, load_photo, read_board, retake_reason
-from vision.retake import PHOTOS_DISAGREE_REASON, leanings, merge_cell, merge_readings, wants_retake
+from vision.reader import (
+    EDGES_REASON,
+    GLARE_RULES,
+    RING_LIKE_PRINT_REASON,
+    UNFAMILIAR_REASON,
+    BoardReading,
+    Cell,
+    PhotoError,
+    load_photo,
+    read_board,
+    retake_reason,
+)
+from vision.retake import PHOTOS_DISAGREE_REASON, leanings, merge_cell, merge_readings, ruled, wants_retake
 from vision.template import GEAR_GRIDS, load_template
 
 GEAR = {"helmet": ["MMW.", "T...", "...."], "sandals": ["MTW"],
@@ -21,6 +33,9 @@ GEAR = {"helmet": ["MMW.", "T...", "...."], "sandals": ["MTW"],
 
 def _cell(label: str, reason: str = "", **features: float) -> Cell:
     return Cell("sandals", 0, 1, label, 0.0 if label == "?" else 0.9, reason, features)
+
+
+DOUBTED = "the rules and the cell network disagree"
 
 
 def test_a_cell_read_in_one_photo_and_unsure_in_the_other_takes_the_reading() -> None:
@@ -44,22 +59,50 @@ def test_photos_that_read_a_cell_differently_leave_it_unsure() -> None:
     assert merge_cell(after_glare, _cell("W")).label == "?"
 
 
-def test_a_reading_one_reader_made_against_the_other_does_not_settle_what_another_photo_doubted() -> None:
+def test_a_reading_only_a_network_made_does_not_settle_what_another_photo_doubted() -> None:
     # Development seed 532, photo 11, weapon_left[1][2], a tooth: in the first photo the rules read T and the
     # network W (p 0.56), so '?'; in a retake both networks said W against the rules' T and the cell was read W.
     # Together the photos say the readers disagree on this cube: '?', not W.
-    doubted = _cell("?", "the rules and the cell network disagree", rules_read=2.0, net_best=0.0, net_p=0.56)
+    doubted = _cell("?", DOUBTED, rules_read=2.0, net_best=0.0, net_p=0.56)
     assert leanings(doubted) == {"T", "W"}
-    networks = _cell("W", rules_read=2.0, net_best=0.0, net_p=0.97)
-    assert merge_cell(doubted, networks).label == "?"
-    # Where the rules and the network of the reading photo agreed, its reading fills the doubted cell.
+    over_the_rules = _cell("W", rules_read=2.0, net_best=0.0, net_p=0.97, check_p=0.97)
+    assert not ruled(over_the_rules)
+    assert merge_cell(doubted, over_the_rules).label == "?"
+    # The same where the retake's rules could not tell and the networks decided: still no rules' word.
+    networks_alone = _cell("W", net_best=0.0, net_p=0.99, check_p=0.98)
+    assert not ruled(networks_alone) and merge_cell(doubted, networks_alone).label == "?"
+    # Where the rules of the reading photo read the label (the network agreeing or not asked), it fills the cell.
     agreed = _cell("T", rules_read=2.0, net_best=2.0, net_p=0.99)
-    assert merge_cell(doubted, agreed).label == "T"
-    # And a reading against its own rules fills a cell the other photo said nothing about (glare, unread).
-    assert merge_cell(_cell("?", "glare"), networks).label == "W"
-    # What the rules read past glare speaks too ("WMT.?" index), and so does a network at half or more.
+    assert ruled(agreed) and merge_cell(doubted, agreed).label == "T"
+    assert merge_cell(doubted, _cell("T")).label == "T"
+    # A network's reading fills a cell the other photo said nothing about (glare, no leaning).
+    assert merge_cell(_cell("?", "glare"), networks_alone).label == "W"
+    # What the rules read past glare speaks ("WMT.?" index), and so does a network at half or more.
     assert leanings(_cell("?", "glare", glare_rules=float(GLARE_RULES.index("M")))) == {"M"}
     assert leanings(_cell("?", "glare", glare_rules=float(GLARE_RULES.index("?")), net_best=1.0, net_p=0.4)) == set()
+
+
+def test_a_cell_a_veto_left_unsure_takes_only_a_reading_with_the_rules_word() -> None:
+    # The ring veto turned the rules' M into '?' (its top looks like the print beside it): M is doubted, not a
+    # leaning. A retake's network-only M does not settle it; a retake whose rules read it does.
+    vetoed = _cell("?", RING_LIKE_PRINT_REASON, rules_read=1.0, net_best=1.0, net_p=0.7)
+    assert merge_cell(vetoed, _cell("M", net_best=1.0, net_p=0.99)).label == "?"
+    assert merge_cell(vetoed, _cell("M")).label == "M"
+    # The edge check doubted an empty reading (edges inside the cell): a network's empty does not settle it.
+    edged = _cell("?", EDGES_REASON)
+    assert merge_cell(edged, _cell(".", net_best=3.0, net_p=0.99)).label == "?"
+
+
+def test_the_order_of_the_photos_does_not_matter() -> None:
+    # A: glare, the rules past it read T; B: W by the rules; C: W by the networks over the rules' T.
+    a = _cell("?", "glare", glare_rules=float(GLARE_RULES.index("T")))
+    b = _cell("W")
+    c = _cell("W", rules_read=2.0, net_best=0.0, net_p=0.99, check_p=0.99)
+    orders = [(a, b, c), (a, c, b), (b, a, c), (b, c, a), (c, a, b), (c, b, a)]
+    got = {merge_cell(merge_cell(x, y), z).label for x, y, z in orders}
+    assert got == {"W"}  # B's rules read W: the reading stands, whichever photo came first
+    # Without B, A's leaning against C's network-only W leaves '?', in either order.
+    assert merge_cell(a, c).label == merge_cell(c, a).label == "?"
 
 
 def test_merged_unsure_cells_remember_what_each_photo_leaned_to() -> None:
@@ -85,6 +128,13 @@ def test_readings_merge_into_a_board_with_its_own_retake_advice() -> None:
     assert merged.grids["sandals"] == ("MTW",) and merged.retake is None and not wants_retake(merged)
     with pytest.raises(PhotoError, match="same board"):
         merge_readings(first, _reading("takeko", "MTW"))
+    # Cells the photos disagree on ask the players, not for another photo.
+    split = merge_readings(_reading("symmetric", "MTW"), _reading("symmetric", "MMW"))
+    assert split.grids["sandals"] == ("M?W",) and not wants_retake(split)
+    assert split.retake is None
+    # A board refused as a whole (unlike its calibration) is set up again, not retaken.
+    refused = replace(first, retake=UNFAMILIAR_REASON)
+    assert not wants_retake(refused)
 
 
 @pytest.fixture(scope="module")
@@ -119,7 +169,8 @@ def test_a_cube_moved_between_the_photos_is_unsure_not_either_photos_word(photos
     merged = merge_readings(read_board(load_photo(second), template), read_board(load_photo(third), template))
     assert merged.grids["weapon_right"] == ("?..", "?..", "..T")
     assert {c.reason for c in merged.uncertain} == {PHOTOS_DISAGREE_REASON}
-    assert merged.retake is not None and "weapon_right[0][0]" in merged.retake
+    # The players settle those two cells by tapping them: another photo would not outvote either.
+    assert merged.retake is None and not wants_retake(merged)
 
 
 def test_read_board_takes_retakes_on_the_command_line(photos: tuple[Path, Path, Path],
@@ -131,3 +182,12 @@ def test_read_board_takes_retakes_on_the_command_line(photos: tuple[Path, Path, 
     assert {g: result[g] for g in GEAR_GRIDS} == GEAR and result["retake"] is None
     code, _, err = run_cli(["read-board", str(glared), str(glared.parent / "missing.jpg")], capsys)
     assert code == 2 and "missing.jpg" in err
+    # A retake with no board in it is left out, with a word on stderr; the first photo's reading stands.
+    blank = glared.parent / "blank.png"
+    import cv2
+    import numpy as np
+
+    cv2.imwrite(str(blank), np.full((600, 800, 3), 128, np.uint8))
+    code, out, err = run_cli(["read-board", str(glared), str(blank)], capsys)
+    assert code == 0 and "blank.png left out" in err
+    assert json.loads(out)["sandals"] == ["???"]

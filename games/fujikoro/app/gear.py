@@ -60,6 +60,7 @@ class GearModel(EventDispatcher):  # type: ignore[misc]
     photo_busy = BooleanProperty(False)
     uncertain = ListProperty([])  # "grid:row:col" of the selected player's cells a photo could not read
     retake = StringProperty("")  # the photo reader's advice to retake the photo, "" when it was good
+    can_retake = BooleanProperty(False)  # another photo could read more of the selected player's board
     camera_ready = BooleanProperty(False)  # the camera was set up (calibrated) for the selected player's board
     camera_partial = BooleanProperty(False)  # the set-up's photos so far set up some of that board's grids
     example_ready = BooleanProperty(False)  # a photo was read for the selected player: it can be kept as an example
@@ -71,6 +72,7 @@ class GearModel(EventDispatcher):  # type: ignore[misc]
         self._gears: dict[str, Gear] = {}
         self._uncertain: dict[str, set[tuple[str, int, int]]] = {}  # per player, until each cell is tapped
         self._photos: dict[str, Any] = {}  # per player, the last photo read (photos.PhotoGear)
+        self._touched: dict[str, set[tuple[str, int, int]]] = {}  # per player, cells set by hand since that photo
         self._setup_partial: dict[str, Partial] = {}  # per board, what the camera set-up's photos showed so far
         self._boards: dict[str, str] = {}
         self._worker = Worker("gear")
@@ -86,6 +88,7 @@ class GearModel(EventDispatcher):  # type: ignore[misc]
         self._gears = {}
         self._uncertain = {}
         self._photos = {}
+        self._touched = {}
         self._load_saved(path)
         self._on_players(self._game, self._game.players)
 
@@ -123,6 +126,7 @@ class GearModel(EventDispatcher):  # type: ignore[misc]
         self.selected = index
         self.gear = self.gear_of(self.player_names[index])
         self.example_ready = self.player_names[index] in self._photos
+        self._show_retake()
         self.refresh_camera()  # the camera set-up (whole or partial) is the selected player's board's
         self._show_uncertain()
         self._refresh()
@@ -137,15 +141,31 @@ class GearModel(EventDispatcher):  # type: ignore[misc]
         while len(cells) < rows:
             cells.append(["."] * cols)
         current = cells[row][col]
-        unsure = self._uncertain.get(self.player_names[self.selected], set())
+        name = self.player_names[self.selected]
+        unsure = self._uncertain.get(name, set())
+        if name in self._photos:
+            self._touched.setdefault(name, set()).add((grid, row, col))  # theirs, whatever a retake reads
         if (grid, row, col) in unsure:
             # The player has looked at a cell the photo could not read: it now holds what they chose.
             unsure.discard((grid, row, col))
             cells[row][col] = self.paint
             self._show_uncertain()
+            self._show_retake()
         else:
             cells[row][col] = "." if current == self.paint else self.paint
         self._set(replace(gear, **{grid: tuple("".join(r) for r in cells)}))
+
+    def _show_retake(self) -> None:
+        """The selected player's last photo's retake advice, and whether another photo could read more."""
+        from vision.retake import wants_retake
+
+        names = self.player_names
+        name = names[self.selected] if names else ""
+        photo = self._photos.get(name)
+        self.retake = (photo.retake or "") if photo is not None else ""
+        # (Once the players have tapped every cell marked ?, another photo has nothing left to read.)
+        self.can_retake = (photo is not None and photo.reading is not None and wants_retake(photo.reading)
+                           and bool(self._uncertain.get(name)))
 
     def _show_uncertain(self) -> None:
         names = self.player_names
@@ -156,7 +176,9 @@ class GearModel(EventDispatcher):  # type: ignore[misc]
         gear = self.gear
         self._uncertain.pop(self.player_names[self.selected], None)
         self._photos.pop(self.player_names[self.selected], None)
+        self._touched.pop(self.player_names[self.selected], None)
         self.example_ready = False
+        self._show_retake()
         self._show_uncertain()
         self._set(empty_gear(gear.board, self.pack))
 
@@ -289,16 +311,17 @@ class GearModel(EventDispatcher):  # type: ignore[misc]
             if earlier is not None:
                 gear = self.gear_of(name)
                 current = {g: list(gear.grid(g) or ()) for g in reading.grids}
-                grids, still = photos.after_retake(earlier, reading, current, self._uncertain.get(name, set()))
+                grids, still = photos.after_retake(reading, current, self._touched.get(name, set()))
                 self.set_grids(grids)
                 self._uncertain[name] = still
             else:
                 self.set_grids(reading.certain_grids())
                 self._uncertain[name] = set(reading.uncertain)
+                self._touched[name] = set()
             self._photos[name] = reading
             self.example_ready = True
             self._show_uncertain()
-            self.retake = reading.retake or ""
+            self._show_retake()
             left = len(self._uncertain[name])
             if earlier is not None:
                 message = (tr.f("Read with the photo before it: {n} cells still marked ?; tap each to set it", n=left)
@@ -311,9 +334,9 @@ class GearModel(EventDispatcher):  # type: ignore[misc]
                 message = tr._("Read from the photo: check the grids and fix any cube")
             if reading.retake:
                 message += "\n" + tr.f("Retake the photo: {reason}", reason=reading.retake)
-                if left:
-                    message += "\n" + tr._("Retake, keep what was read: another photo of the same board, read "
-                                           "together with this one")
+            if self.can_retake:
+                message += "\n" + tr._("Retake, keep what was read: another photo of the same board, read "
+                                       "together with this one")
             for note in reading.notes:
                 message += "\n" + note
             self.message = message

@@ -167,27 +167,23 @@ def read_gear(source: str, board: str, pack: DataPack, earlier: PhotoGear | None
     return PhotoGear(grids, uncertain, reading.retake, tuple(reading.notes), photo, template, reading)
 
 
-def after_retake(earlier: PhotoGear, merged: PhotoGear, current: dict[str, list[str]],
-                 unsure: set[tuple[str, int, int]]) -> tuple[dict[str, list[str]], set[tuple[str, int, int]]]:
-    """The grids and the cells still to tap after a retake: what the players set since the first photo (a cell
-    they tapped, or one they changed from what the photo read) stays theirs; every other cell is what the photos
-    show together (``merged``), '?' cells left out of the gear until tapped. ``current``: the grids as they stand
-    (rows, '.' for empty), ``unsure``: the cells of ``earlier`` not tapped yet."""
-    first = earlier.certain_grids()
+def after_retake(merged: PhotoGear, current: dict[str, list[str]], touched: set[tuple[str, int, int]]
+                 ) -> tuple[dict[str, list[str]], set[tuple[str, int, int]]]:
+    """The grids and the cells still to tap after a retake: a cell the players set by hand since the first photo
+    (``touched``) stays as they set it (``current``: the grids as they stand, rows with '.' for empty); every other
+    cell is what the photos show together (``merged``), its '?' cells left out of the gear until tapped."""
     read = merged.certain_grids()
     grids: dict[str, list[str]] = {}
     still: set[tuple[str, int, int]] = set()
     for name, rows in read.items():
-        have = [row.ljust(len(rows[0]), ".") for row in current.get(name, [])]
+        have = [row.ljust(len(rows[0]), ".")[: len(rows[0])] for row in current.get(name, [])][: len(rows)]
         have += ["." * len(rows[0])] * (len(rows) - len(have))
         out = []
         for r, row in enumerate(rows):
             cells = []
             for c, ch in enumerate(row):
                 key = (name, r, c)
-                players = (key in earlier.uncertain and key not in unsure) or (
-                    key not in earlier.uncertain and have[r][c] != first[name][r][c])
-                if players:
+                if key in touched:
                     cells.append(have[r][c])
                 else:
                     cells.append(ch)

@@ -104,15 +104,17 @@ def _read_board(args: argparse.Namespace) -> int:
 
     template = _template(args.template)
     start = time.perf_counter()
-    reading = None
-    for path in [args.photo, *args.retakes]:
+    try:
+        reading = read_board(_photo(args.photo), template)
+    except PhotoError as error:
+        raise CliError(f"{args.photo}: {error}" if args.retakes else str(error)) from None
+    for path in args.retakes:
         image = _photo(path)
         try:
-            this = read_board(image, template)
-            reading = this if reading is None else merge_readings(reading, this)
+            reading = merge_readings(reading, read_board(image, template))
         except PhotoError as error:
-            raise CliError(f"{path}: {error}" if args.retakes else str(error)) from None
-    assert reading is not None
+            # The photos read so far stand: a retake that cannot be read adds nothing.
+            print(f"read-board: {path} left out: {error}", file=sys.stderr)
     if args.timing:
         print(f"read-board: {1000 * (time.perf_counter() - start):.0f} ms", file=sys.stderr)
     print(json.dumps(reading.to_json(), indent=2))
