@@ -86,7 +86,7 @@ def evaluate(paths: list[Path], verbose: bool, net: bool = True,
     # retake there, so their '?' cells are right answers to a bad photo, but they still count in the total.
     defect_photos = defect_cells = defect_wrong = 0
     failures: list[str] = []
-    refused = asked = retaken = 0
+    refused = asked = retaken = retakes_refused = 0
     for path in paths:
         truth = json.loads(path.with_suffix(".json").read_text())
         template = (templates or {}).get(path, default_template)
@@ -110,11 +110,12 @@ def evaluate(paths: list[Path], verbose: bool, net: bool = True,
             if not wants_retake(reading):
                 break
             assert retake is not None
-            retaken += 1
             try:
                 reading = merge_readings(reading, read_board(load_photo(retake(path, attempt)), template, net=net,
                                                              read_unfamiliar=READ_UNFAMILIAR))
+                retaken += 1
             except PhotoError as error:
+                retakes_refused += 1
                 failures.append(f"{path.name}: retake {attempt + 1} could not be read ({error}); the photos before "
                                 "it stand")
         board_ok = True
@@ -153,7 +154,8 @@ def evaluate(paths: list[Path], verbose: bool, net: bool = True,
     return {
         "photos": len(paths), "cells": cells, "wrong_or_uncertain": wrong, "confident_errors": confident_wrong,
         "boards_ok": boards_ok, "confusion": confusion, "retakes": retakes, "failures": failures,
-        "refused": refused, "asked": asked, "retaken": retaken, "reasons": reasons, "clean_cells": clean_cells,
+        "refused": refused, "asked": asked, "retaken": retaken,
+        "retakes_refused": retakes_refused, "reasons": reasons, "clean_cells": clean_cells,
         "clean_wrong": clean_wrong,
         "defect_photos": defect_photos, "defect_cells": defect_cells, "defect_wrong": defect_wrong,
         "median_ms": statistics.median(times_ms) if times_ms else 0.0,
@@ -188,9 +190,11 @@ def report(title: str, res: dict[str, object]) -> None:
         print(f"  {t:>3} " + "".join(f"{confusion[(t, g)]:>7}" for g in [*LETTERS, "?"]))
     retakes: Counter[str] = res["retakes"]  # type: ignore[assignment]
     print(f"retake asked on {res['asked']} photos: {dict(retakes)}; photo refused (no board read) {res['refused']}")
-    if res["retaken"]:
-        print(f"retakes taken where the reading so far asked for one and merged with it: {res['retaken']} "
-              f"(the figures above are of the merged readings; the time is the first photo's)")
+    if res["retaken"] or res["retakes_refused"]:
+        print(f"retakes taken where the reading so far asked for one (vision.retake.wants_retake) and merged with "
+              f"it: {res['retaken']}; retakes the reader could not read (the photos before them stand): "
+              f"{res['retakes_refused']}. The figures above are of the merged readings; the time is the first "
+              f"photo's, and each retake costs about as much again. Photos refused as a whole are not retaken.")
     print(f"'?' cells by reason: {dict(res['reasons'])}")
     failures: list[str] = res["failures"]  # type: ignore[assignment]
     if QUIET:
