@@ -29,6 +29,7 @@ import hashlib
 import json
 import math
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -671,11 +672,14 @@ def render(template: Template, gear: dict[str, list[str]], *, seed: int, look: L
     return final, labels
 
 
+def _photo_gear(photo_seed: int, look: Look, template: Template) -> dict[str, list[str]]:
+    rng = np.random.default_rng([photo_seed, 1])
+    return _random_gear(rng, template, float(rng.uniform(*look.fill)))
+
+
 def render_photo(seed: int, index: int, look: Look, template: Template) -> tuple[U8, dict[str, Any]]:
     photo_seed = seed * 10_007 + index
-    rng = np.random.default_rng([photo_seed, 1])
-    gear = _random_gear(rng, template, float(rng.uniform(*look.fill)))
-    return render(template, gear, seed=photo_seed, look=look)
+    return render(template, _photo_gear(photo_seed, look, template), seed=photo_seed, look=look)
 
 
 #: The calibration photo of photo ``index``'s board is drawn with this scene seed offset (another camera,
@@ -694,15 +698,20 @@ def render_calibration(seed: int, index: int, look: Look, template: Template, at
                   scene_seed=CALIBRATION_SCENE + photo_seed + 100_000_000 * attempt)
 
 
+def _kept(path: Path, folder: str, attempt: int, draw: Callable[[], tuple[U8, dict[str, Any]]]) -> Path:
+    """``FOLDER/PHOTO[-N].jpg`` beside a set's photo at ``path`` (N: ``attempt``), drawn once."""
+    out = path.parent / folder / (path.name if not attempt else f"{path.stem}-{attempt}{path.suffix}")
+    if not out.exists():
+        out.parent.mkdir(exist_ok=True)
+        img, _ = draw()
+        cv2.imwrite(str(out), img, [cv2.IMWRITE_JPEG_QUALITY, 98])
+    return out
+
+
 def calibration_photo(path: Path, seed: int, index: int, look: Look, template: Template, attempt: int = 0) -> Path:
     """The calibration photo for a set's photo at ``path`` (``calibration/PHOTO[-N].jpg`` in its folder),
     rendered once."""
-    out = path.parent / "calibration" / (path.name if not attempt else f"{path.stem}-{attempt}{path.suffix}")
-    if not out.exists():
-        out.parent.mkdir(exist_ok=True)
-        img, _ = render_calibration(seed, index, look, template, attempt)
-        cv2.imwrite(str(out), img, [cv2.IMWRITE_JPEG_QUALITY, 98])
-    return out
+    return _kept(path, "calibration", attempt, lambda: render_calibration(seed, index, look, template, attempt))
 
 
 #: The retake of photo ``index`` (the reader asked for another photo: "tilt the board or move the light") is drawn
@@ -716,20 +725,13 @@ def render_retake(seed: int, index: int, look: Look, template: Template, attempt
     asks for a retake: the board tilted or the light moved (another camera, lights and table; the same cubes,
     where they were). ``attempt``: the group's first retake, second, ..."""
     photo_seed = seed * 10_007 + index
-    rng = np.random.default_rng([photo_seed, 1])
-    gear = _random_gear(rng, template, float(rng.uniform(*look.fill)))
-    return render(template, gear, seed=photo_seed, look=look,
+    return render(template, _photo_gear(photo_seed, look, template), seed=photo_seed, look=look,
                   scene_seed=RETAKE_SCENE + photo_seed + 1_000_000_000 * attempt, same_cubes=True)
 
 
 def retake_photo(path: Path, seed: int, index: int, look: Look, template: Template, attempt: int = 0) -> Path:
     """A retake of a set's photo at ``path`` (``retake/PHOTO[-N].jpg`` in its folder), rendered once."""
-    out = path.parent / "retake" / (path.name if not attempt else f"{path.stem}-{attempt}{path.suffix}")
-    if not out.exists():
-        out.parent.mkdir(exist_ok=True)
-        img, _ = render_retake(seed, index, look, template, attempt)
-        cv2.imwrite(str(out), img, [cv2.IMWRITE_JPEG_QUALITY, 98])
-    return out
+    return _kept(path, "retake", attempt, lambda: render_retake(seed, index, look, template, attempt))
 
 
 def set_folder(root: Path, name: str, seed: int, look: Look) -> Path:
