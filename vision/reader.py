@@ -1446,6 +1446,8 @@ NET_ON_CALIBRATED = True
 #: boards, normalised by the print's light beside them; the cube's outline and side faces show through).
 GLARE_LOOK_ON_CALIBRATED = True
 
+#: The reason of a cell whose top or footprint is clipped by glare.
+GLARE_REASON = "glare"
 #: The labels a glare cell's ``glare_rules`` feature indexes.
 GLARE_RULES = "WMT.?"
 #: A glare cell takes the network's answer only at this probability or above, and only where the rules, reading
@@ -1561,7 +1563,7 @@ def _second_look(read: _CellsRead, template: Template, model: CellNet, *,
     grids, the ``check`` network must confirm each answer the first gave (_confirmed), and is asked about the
     cells still '?' that the first is sure of at NET_PAIR_ACCEPT (_paired)."""
     undecided = [k for k, c in read.cells.items() if c.label == "?" and "ref_r" in c.features and familiar(k)
-                 and (c.reason in SECOND_LOOK_REASONS or (c.reason == "glare" and k[0] in read.calibrated
+                 and (c.reason in SECOND_LOOK_REASONS or (c.reason == GLARE_REASON and k[0] in read.calibrated
                                                           and GLARE_LOOK_ON_CALIBRATED))]
     checked = [k for k, c in read.cells.items() if c.label != "?" and "ref_r" in c.features
                and (_unsure(c) or (CROSS_CHECK_CALIBRATED and k[0] in read.calibrated))]
@@ -1577,7 +1579,7 @@ def _second_look(read: _CellsRead, template: Template, model: CellNet, *,
         best, answer = _net_answer(p)
         feats = {**cell.features, **answer}
         calibrated = key[0] in read.calibrated
-        alone = (calibrated and familiar(key) and cell.reason != "glare" and p[best] >= NET_ALONE_ACCEPT
+        alone = (calibrated and familiar(key) and cell.reason != GLARE_REASON and p[best] >= NET_ALONE_ACCEPT
                  and not _darker_than_a_cube(cell, cellnet.LABELS[best]))
         if i >= len(undecided):
             agree = float(p[cellnet.LABELS.index(cell.label)])
@@ -1595,7 +1597,7 @@ def _second_look(read: _CellsRead, template: Template, model: CellNet, *,
                 out[key] = replace(cell, label="?", confidence=min(cell.confidence, agree), reason=DISAGREE_REASON,
                                    features=feats)
         elif ((_glare_allows(cell, cellnet.LABELS[best], float(p[best]), key[0] in template.clipped_print)
-               if cell.reason == "glare" else p[best] >= cellnet.ACCEPT)
+               if cell.reason == GLARE_REASON else p[best] >= cellnet.ACCEPT)
               and (alone or _leaning_allows(cell, cellnet.LABELS[best], calibrated))):
             out[key] = replace(cell, label=cellnet.LABELS[best], confidence=float(p[best]), reason="", features=feats)
             said[key] = (out[key], replace(cell, features=feats))
@@ -1646,7 +1648,7 @@ def _glare_rules_label(cell: Cell, pale: bool) -> str:
 def _glare_pair(cell: Cell, pale: bool) -> bool:
     """Whether a glare cell may be decided by the two networks' agreement: the rules, reading past the glare, read
     what the first network reads, on a grid whose print is not kept as clipped white (``pale``)."""
-    return (cell.reason == "glare" and not pale and "net_best" in cell.features and "glare_rules" in cell.features
+    return (cell.reason == GLARE_REASON and not pale and "net_best" in cell.features and "glare_rules" in cell.features
             and _glare_rules_label(cell, pale) == cellnet.LABELS[int(cell.features["net_best"])])
 
 
@@ -1813,7 +1815,7 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
                     glared["glare_rules"] = float(GLARE_RULES.index(would))
                     top = rect.rect(*_regions(g, loc.pose, cube, r, c)[1])
                     glared["white"] = rect.white_clipped(top) if top is not None else 1.0
-                out[(g.name, r, c)] = Cell(g.name, r, c, "?", 0.0, "glare", glared)
+                out[(g.name, r, c)] = Cell(g.name, r, c, "?", 0.0, GLARE_REASON, glared)
             else:
                 label, conf, reason, feats = _classify(m, found[0], board_lab, board_rgb, refs, lw)
                 if _lit_may_decide(label, reason, feats):
@@ -1989,8 +1991,8 @@ def _flat_on_pale(cells: Mapping[CellKey, Cell], read: _CellsRead, template: Tem
     answer alone, so not one _confirmed asks the second network about: geometry decides with it (a glare cell the
     second network did not confirm may still be found flat here)."""
     empty = float(cellnet.LABELS.index("."))
-    keys = [k for k, c in cells.items() if c.label == "?" and c.reason == "glare" and k[0] in template.clipped_print
-            and k[0] in read.calibrated and c.features.get("net_best") == empty
+    keys = [k for k, c in cells.items() if c.label == "?" and c.reason == GLARE_REASON
+            and k[0] in template.clipped_print and k[0] in read.calibrated and c.features.get("net_best") == empty
             and c.features["net_p"] >= GLARE_PALE_FLAT_ACCEPT and c.features.get("white", 1.0) < GLARE_WHITE_MAX]
     if not keys:
         return dict(cells)
@@ -3055,12 +3057,12 @@ def retake_reason(note: str | None, cells: Sequence[Cell], blur: float, settled:
     reasons = []
     if blur > BLUR_LIMIT_MM:
         reasons.append(f"too blurry (edges spread {blur:.2f} mm); hold still and focus on the board")
-    glare = [c for c in cells if c.reason == "glare"]
+    glare = [c for c in cells if c.reason == GLARE_REASON]
     if glare:
         reasons.append("glare on cells " + ", ".join(f"{c.grid}[{c.row}][{c.col}]" for c in glare)
                        + "; tilt the board or move the light")
     # (A grid not set up with the camera is no matter of this photo either: another photo would not read it.)
-    other = [c for c in cells if c.label == "?" and c.reason not in ("glare", UNSET_REASON, *settled)]
+    other = [c for c in cells if c.label == "?" and c.reason not in (GLARE_REASON, UNSET_REASON, *settled)]
     if other:
         reasons.append("uncertain cells " + ", ".join(f"{c.grid}[{c.row}][{c.col}]" for c in other))
     if reasons and note:
