@@ -198,6 +198,7 @@ def test_ui_gear_retake_reads_the_same_board_with_the_photo_before_it(run_app: A
              {"do": "press", "id": f"gear_paint_{paint}"}, {"do": "press", "id": cell_id},
              {"do": "press", "id": "gear_more"},
              {"do": "read", "id": "gear_retake_photo", "attr": "disabled", "key": "disabled_after"},
+             {"do": "screenshot", "name": "gear-retake-offered"},
              {"do": "text", "id": "gear_photo_source", "value": str(photo)}, {"do": "press", "id": "gear_retake_photo"},
              {"do": "wait_until", "path": "gear.photo_busy", "equals": False, "timeout": 30},
              {"do": "read", "path": "gear.uncertain", "key": "uncertain"},

@@ -335,8 +335,8 @@ class GearModel(EventDispatcher):  # type: ignore[misc]
             if reading.retake:
                 message += "\n" + tr.f("Retake the photo: {reason}", reason=reading.retake)
             if self.can_retake:
-                message += "\n" + tr._("Retake, keep what was read: another photo of the same board, read "
-                                       "together with this one")
+                message += "\n" + tr._("Another photo of the same board adds to this one: Magic and photo... > "
+                                       "Retake, keep what was read")
             for note in reading.notes:
                 message += "\n" + note
             self.message = message
