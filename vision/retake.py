@@ -3,24 +3,27 @@
 When a photo leaves cells ``?`` (glare over a cube's top, a hand over a grid, a cell the reader cannot
 tell), the reader asks for another photo ("tilt the board or move the light"). The retake is of the same
 board with the same cubes, so it is read on its own and merged with the reading so far, cell by cell, from
-what each photo said of the cell (kept in the merged cell's features, so the order of the photos does not
-matter):
+what each photo said of the cell (kept in the merged cell's features):
 
-- the labels photos *read* (a cube or empty, not ``?``);
+- the labels photos *read* (a cube or empty, not ``?``), and which the first photo read;
 - the labels read *with the rules' word* (:func:`ruled`): the rules read that label, alone or with the cell
   network agreeing; not a network's answer over the rules, nor where the rules could not tell;
 - the labels photos that left the cell ``?`` *leaned to* (:func:`leanings`): the rules' reading a network
   doubted, the network's likeliest label at NET_LEANS_FROM or more. A cell a veto left ``?`` (it looked like
-  print, or it had a cube's edges, or a hand covered it) leans to every label: only a reading with the rules'
-  word settles it. A cell under glare leans to none: the photo saw nothing there.
+  print, or it had a cube's edges, or a hand covered it) leans to every label; a cell under glare to none:
+  the photo saw nothing there;
+- the labels photos gave their *word for* (:func:`support`): what they read, the rules' reading a network
+  doubted, the network's likeliest label at NET_BACKS_FROM or more (under glare too).
 
-A cell takes label Z when every photo that read it read Z, and either some photo read Z with the rules'
-word or no photo that left it ``?`` leaned elsewhere. Otherwise it is ``?``: for
-:data:`PHOTOS_DISAGREE_REASON` where photos read different labels or leaned against a reading only a
-network made (a network that misreads a cube misreads it in every photo, while the rules beside it keep
-seeing what they saw, so a retake must not turn that doubt into a reading); with the last photo's own
-reason where no photo read it. A cell photos read differently stays ``?`` whatever more photos say: a third
-photo does not outvote a confident misreading, and such a cell asks the players to tap it, not for a retake.
+A cell takes label Z when every photo that read it read Z; either some photo read Z with the rules' word or no
+photo that left it ``?`` leaned elsewhere; and either the first photo read Z (its readings stand as they would
+alone) or two photos gave their word for Z (a retake alone does not fill a cell the first photo left ``?``:
+the photos a retake is asked for are the hard ones, and on development seed 531 one retake alone misread three
+such cells). Otherwise the cell is ``?``: for :data:`PHOTOS_DISAGREE_REASON` where photos read different labels
+or leaned against a reading only a network made (a network that misreads a cube misreads it in every photo,
+while the rules beside it keep seeing what they saw); with the photos' own reason where no photo read it or a
+reading waits for a second word (its confidence kept, HELD). A cell photos read differently stays ``?``
+whatever more photos say, and asks the players to tap it, not for another retake.
 """
 
 from __future__ import annotations
@@ -48,11 +51,18 @@ UNSURE = "?"
 PHOTOS_DISAGREE_REASON = "the photos disagree on this cell (a cube moved between them, or one photo misleads)"
 #: A cell network's most likely label speaks in a cell left '?' from this probability on.
 NET_LEANS_FROM = 0.5
+#: ... and backs another photo's reading of that label from this probability on (development seed 531, photo
+#: 46: a metal cube the first photo's network took for a tooth at 0.63, a retake read as a tooth).
+NET_BACKS_FROM = 0.9
 #: Reasons a cell a rule read was turned '?' by a veto: the reading is doubted, not a leaning.
 VETOES = frozenset({EDGES_REASON, RING_LIKE_PRINT_REASON, RING_UNLIKE_PRINT_REASON, COVERED_REASON})
-#: Features of a merged cell: the labels photos read, read with the rules' word, and leaned to (a bit per
-#: cellnet label).
-READ, RULED, LEANS = "photos_read", "photos_ruled", "photos_lean"
+#: Features of a merged cell (a bit per cellnet label): the labels photos read, read with the rules' word, leaned
+#: to, put forward at all (support), put forward by two photos or more, and read by the first photo.
+READ, RULED, LEANS, SAID, TWICE, FIRST = ("photos_read", "photos_ruled", "photos_lean", "photos_said",
+                                          "photos_said_twice", "first_read")
+KINDS = (READ, RULED, LEANS, SAID, TWICE, FIRST)
+#: A merged '?' cell's feature: the confidence of a retake's reading held for want of a second photo's word.
+HELD = "held_confidence"
 
 
 def _mask(labels: frozenset[str]) -> float:
@@ -95,25 +105,52 @@ def leanings(cell: Cell) -> frozenset[str]:
     return frozenset(out)
 
 
-def _evidence(cell: Cell) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
-    """What the photos behind ``cell`` said of it: labels read, read with the rules' word, leaned to."""
+def support(cell: Cell) -> frozenset[str]:
+    """The labels a photo gives its word for: what it read, or for a cell it left ``?`` the rules' reading a
+    network doubted and the network's likeliest label at NET_BACKS_FROM or more, under glare too (a word for a
+    label there, though not one against another)."""
+    if cell.label != UNSURE:
+        return frozenset({cell.label})
+    f = cell.features
+    net = {LABELS[int(f["net_best"])]} if "net_best" in f and f.get("net_p", 0.0) >= NET_BACKS_FROM else set()
+    rules = {LABELS[int(f["rules_read"])]} if "rules_read" in f and cell.reason not in VETOES else set()
+    return frozenset(net | rules)
+
+
+def _evidence(cell: Cell) -> dict[str, frozenset[str]]:
+    """What the photos behind ``cell`` said of it (see the module's rules), by kind."""
     f = cell.features
     if READ in f:
-        return _labels(f[READ]), _labels(f[RULED]), _labels(f[LEANS])
-    if cell.label == UNSURE:
-        return frozenset(), frozenset(), leanings(cell)
-    return frozenset({cell.label}), frozenset({cell.label}) if ruled(cell) else frozenset(), frozenset()
+        return {k: _labels(f[k]) for k in KINDS}
+    said = support(cell)
+    read = frozenset({cell.label}) if cell.label != UNSURE else frozenset()
+    return {READ: read, RULED: read if read and ruled(cell) else frozenset(),
+            LEANS: leanings(cell) if not read else frozenset(), SAID: said, TWICE: frozenset(), FIRST: read}
 
 
 def merge_cell(first: Cell, retake: Cell) -> Cell:
-    """The cell as the photos behind ``first`` and ``retake`` show it together (see the module's rules)."""
+    """The cell as the photos behind ``first`` (the first photo, or the photos merged so far) and ``retake``
+    show it together (see the module's rules)."""
     a, b = _evidence(first), _evidence(retake)
-    read, rules, leans = a[0] | b[0], a[1] | b[1], a[2] | b[2]
-    features = {READ: _mask(read), RULED: _mask(rules), LEANS: _mask(leans)}
-    if len(read) == 1 and (read <= rules or leans <= read):
-        best = max((c for c in (first, retake) if c.label in read), key=lambda c: c.confidence)
+    ev = {k: a[k] | b[k] for k in (READ, RULED, LEANS, SAID)}
+    ev[TWICE] = a[TWICE] | b[TWICE] | (a[SAID] & b[SAID])
+    ev[FIRST] = a[FIRST]
+    features = {k: _mask(v) for k, v in ev.items()}
+    read = ev[READ]
+    reading = [c for c in (first, retake) if c.label in read]
+    if len(read) == 1 and (read <= ev[RULED] or ev[LEANS] <= read) and (read <= ev[FIRST] or read <= ev[TWICE]):
+        if not reading:  # read by an earlier retake, held for want of a second word, which this photo gives
+            (label,) = read
+            return replace(first, label=label, confidence=first.features.get(HELD, 0.0), reason="",
+                           features={**first.features, **features})
+        best = max(reading, key=lambda c: c.confidence)
         return replace(best, features={**best.features, **features})
-    reason = PHOTOS_DISAGREE_REASON if read else retake.reason
+    if reading:
+        features[HELD] = max(c.confidence for c in reading)
+    elif HELD in first.features:
+        features[HELD] = first.features[HELD]
+    reason = PHOTOS_DISAGREE_REASON if len(read) > 1 or (read and not ev[LEANS] <= read) else (
+        retake.reason if retake.label == UNSURE else first.reason)
     return replace(retake, label=UNSURE, confidence=0.0, reason=reason, features={**retake.features, **features})
 
 
