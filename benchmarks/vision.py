@@ -3,6 +3,7 @@
     python benchmarks/vision.py                 # 300 photos, 4000x3000, seed 2026 (rendered once, cached)
     python benchmarks/vision.py --count 40 --size 2000x1500
     python benchmarks/vision.py --renderer second   # 100 photos of the independent renderer's test seed
+    python benchmarks/vision.py --renderer second --calibrated --retakes 2   # the app's flow: set up, retakes
     python benchmarks/vision.py --labelled FOLDER   # photos saved by `fujikoro vision collect`
 
 The photos are rendered by vision.synth (``--renderer second``: vision.synth2, an independent renderer the
