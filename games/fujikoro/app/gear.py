@@ -157,15 +157,12 @@ class GearModel(EventDispatcher):  # type: ignore[misc]
 
     def _show_retake(self) -> None:
         """The selected player's last photo's retake advice, and whether another photo could read more."""
-        from vision.retake import wants_retake
-
         names = self.player_names
         name = names[self.selected] if names else ""
         photo = self._photos.get(name)
         self.retake = (photo.retake or "") if photo is not None else ""
         # (Once the players have tapped every cell marked ?, another photo has nothing left to read.)
-        self.can_retake = (photo is not None and photo.reading is not None and wants_retake(photo.reading)
-                           and bool(self._uncertain.get(name)))
+        self.can_retake = photo is not None and photo.more_to_read and bool(self._uncertain.get(name))
 
     def _show_uncertain(self) -> None:
         names = self.player_names

@@ -45,6 +45,7 @@ class PhotoGear:
     photo: Photo | None = field(default=None, compare=False, repr=False)
     template: Any = field(default=None, compare=False, repr=False)
     reading: Any = field(default=None, compare=False, repr=False)  # the reader's BoardReading (merged with retakes)
+    more_to_read: bool = False  # another photo of the board could read more of it (vision.retake.wants_retake)
 
     def certain_grids(self) -> dict[str, list[str]]:
         """Only the cells the reader is sure of; the uncertain ones stay out of the gear (empty) until the
@@ -149,7 +150,7 @@ def read_gear(source: str, board: str, pack: DataPack, earlier: PhotoGear | None
     photo retakes (same board, same cubes): the two are merged (:mod:`vision.retake`), a cell taking what the
     photos show together and '?' where they disagree."""
     from vision.reader import PhotoError, read_board
-    from vision.retake import merge_readings
+    from vision.retake import merge_readings, wants_retake
 
     template = board_template(board, pack)
     photo = grab_photo(source)
@@ -164,7 +165,8 @@ def read_gear(source: str, board: str, pack: DataPack, earlier: PhotoGear | None
     grids = {name: tuple(rows) for name, rows in reading.grids.items()}
     uncertain = frozenset((name, r, c) for name, rows in grids.items() for r, row in enumerate(rows)
                           for c, ch in enumerate(row) if ch == UNSURE)
-    return PhotoGear(grids, uncertain, reading.retake, tuple(reading.notes), photo, template, reading)
+    return PhotoGear(grids, uncertain, reading.retake, tuple(reading.notes), photo, template, reading,
+                     wants_retake(reading))
 
 
 def after_retake(merged: PhotoGear, current: dict[str, list[str]], touched: set[tuple[str, int, int]]
