@@ -481,7 +481,12 @@ def _random_gear(rng: np.random.Generator, template: Template, fill: float) -> d
 
 
 def _finish_photo(rng: np.random.Generator, lin: F32, look: Look, *, expose_at: float = 70.0,
-                  expose_to: tuple[float, float] = (0.35, 0.6)) -> tuple[U8, dict[str, Any]]:
+                  expose_to: tuple[float, float] = (0.35, 0.6), exposure: float = 1.0,
+                  shot: np.random.Generator | None = None) -> tuple[U8, dict[str, Any]]:
+    """The camera's work on the scene's linear light. ``exposure``: the user's correction on top of the automatic
+    exposure; ``shot``: this shot's own stream for what differs from one shot to the next with the camera where
+    it was (shake, sensor noise, JPEG quality; default ``rng``)."""
+    shot = shot or rng
     h, w = lin.shape[:2]
     # Vignetting.
     yy, xx = np.mgrid[0:h:8, 0:w:8].astype(np.float32)
@@ -493,7 +498,7 @@ def _finish_photo(rng: np.random.Generator, lin: F32, look: Look, *, expose_at: 
     for ch, s in ((2, 1 + ca), (0, 1 - ca)):
         m = cv2.getRotationMatrix2D((w / 2, h / 2), 0, s)
         lin[..., ch] = cv2.warpAffine(lin[..., ch], m, (w, h), borderMode=cv2.BORDER_REFLECT)
-    blur = float(rng.uniform(0.4, 1.6)) * w / 4000
+    blur = float(shot.uniform(0.4, 1.6)) * w / 4000
     lin = cv2.GaussianBlur(lin, (0, 0), blur)
     # Auto white balance that gets it roughly right: grey-world on the middle of the frame, partly.
     mid = lin[h // 4: 3 * h // 4: 8, w // 4: 3 * w // 4: 8].reshape(-1, 3).mean(axis=0)
@@ -501,11 +506,11 @@ def _finish_photo(rng: np.random.Generator, lin: F32, look: Look, *, expose_at: 
     lin *= gain.astype(np.float32)
     # Exposure to put the middle of the frame at a medium grey.
     lum = float(np.percentile(lin[h // 4: 3 * h // 4: 8, w // 4: 3 * w // 4: 8].mean(axis=2), expose_at))
-    lin *= float(rng.uniform(*expose_to)) / max(lum, 1e-4)
+    lin *= float(rng.uniform(*expose_to)) / max(lum, 1e-4) * exposure
     # Sensor noise: shot noise plus read noise, at a quarter of the resolution then upsampled slightly
     # (demosaicking correlates neighbouring pixels).
-    iso = float(rng.uniform(0.5, 3.0))
-    noise = rng.standard_normal((h // 2, w // 2, 3), dtype=np.float32)
+    iso = float(shot.uniform(0.5, 3.0))
+    noise = shot.standard_normal((h // 2, w // 2, 3), dtype=np.float32)
     noise = cv2.resize(noise, (w, h), interpolation=cv2.INTER_LINEAR) * 1.6
     lin = lin + noise * (0.004 * iso * np.sqrt(np.clip(lin, 0, None)) + 0.0015 * iso)
     # Filmic tone curve, then the sRGB-like gamma.
@@ -519,7 +524,7 @@ def _finish_photo(rng: np.random.Generator, lin: F32, look: Look, *, expose_at: 
     amount = float(rng.uniform(0.2, 0.8))
     out = np.clip(out + amount * (out - cv2.GaussianBlur(out, (0, 0), 1.5 * w / 4000)), 0, 1)
     img = (out[..., ::-1] * 255 + 0.5).astype(np.uint8)
-    q = int(rng.integers(60, 93))
+    q = int(shot.integers(60, 93))
     ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, q, cv2.IMWRITE_JPEG_SAMPLING_FACTOR,
                                          cv2.IMWRITE_JPEG_SAMPLING_FACTOR_420])
     assert ok
@@ -528,13 +533,15 @@ def _finish_photo(rng: np.random.Generator, lin: F32, look: Look, *, expose_at: 
 
 
 def render(template: Template, gear: dict[str, list[str]], *, seed: int, look: Look | None = None,
-           scene_seed: int | None = None, same_cubes: bool = False) -> tuple[U8, dict[str, Any]]:
+           scene_seed: int | None = None, same_cubes: bool = False, exposure: float = 1.0
+           ) -> tuple[U8, dict[str, Any]]:
     """A photo of the board with this gear, and its labels (same format as ``vision.synth``'s).
     ``scene_seed``: the same board (art, print, stickers as stuck) photographed in another scene: camera,
     lights, table and everything after the board art drawn from this seed instead (a calibration photo of
     the board that ``seed`` draws). ``same_cubes``: with ``scene_seed``, the cubes (their colour, size, place
     and turn, and the loose ones on the table) are those of the photo ``seed`` draws, not new ones: a retake
-    of that photo."""
+    of that photo. ``exposure``: the camera's exposure correction on top of its automatic exposure (0.5: the
+    user slid it down a stop); another shot, with its own shake, sensor noise and JPEG quality."""
     look = look or Look()
     rng = np.random.default_rng([seed, 2])
     bw, bh = template.board_mm
@@ -663,7 +670,8 @@ def render(template: Template, gear: dict[str, list[str]], *, seed: int, look: L
                      col.tolist(), max(2, int(scale)), cv2.LINE_AA)
             cv2.circle(img, tuple(np.round(ends[1]).astype(int)), max(1, int(scale * 0.55)), col.tolist(), -1,
                        cv2.LINE_AA)
-    final, info = _finish_photo(rng, img, look)
+    shot = None if exposure == 1.0 else np.random.default_rng([seed, scene_seed or 0, 3, round(exposure * 1e6)])
+    final, info = _finish_photo(rng, img, look, exposure=exposure, shot=shot)
     labels = {"board": template.board, **{n: list(gear[n]) for n in GEAR_GRIDS},
               "render": {"renderer": "second", "version": VERSION, "seed": seed, "size": list(look.size),
                          "camera_centre_mm": [round(float(v), 1) for v in cam.centre],
@@ -677,9 +685,13 @@ def _photo_gear(photo_seed: int, look: Look, template: Template) -> dict[str, li
     return _random_gear(rng, template, float(rng.uniform(*look.fill)))
 
 
-def render_photo(seed: int, index: int, look: Look, template: Template) -> tuple[U8, dict[str, Any]]:
+def render_photo(seed: int, index: int, look: Look, template: Template, stops: int = 0
+                 ) -> tuple[U8, dict[str, Any]]:
+    """Photo ``index`` of a set (``stops``: taken again from where it was, the exposure slid down this many stops,
+    EXPOSURE_STEP each, as a group does when the reader's advice for glare says so)."""
     photo_seed = seed * 10_007 + index
-    return render(template, _photo_gear(photo_seed, look, template), seed=photo_seed, look=look)
+    return render(template, _photo_gear(photo_seed, look, template), seed=photo_seed, look=look,
+                  exposure=EXPOSURE_STEP**stops)
 
 
 #: The calibration photo of photo ``index``'s board is drawn with this scene seed offset (another camera,
@@ -714,24 +726,50 @@ def calibration_photo(path: Path, seed: int, index: int, look: Look, template: T
     return _kept(path, "calibration", attempt, lambda: render_calibration(seed, index, look, template, attempt))
 
 
-#: The retake of photo ``index`` (the reader asked for another photo: "tilt the board or move the light") is drawn
-#: with this scene seed offset: the same board with the same cubes on it, another camera, other lights and table.
+#: The retake of photo ``index`` (the reader asked for another photo: the board tilted or the light moved) is
+#: drawn with this scene seed offset: the same board with the same cubes on it, another camera, other lights and
+#: table.
 RETAKE_SCENE = 555_000_000
 
 
-def render_retake(seed: int, index: int, look: Look, template: Template, attempt: int = 0
+def render_retake(seed: int, index: int, look: Look, template: Template, attempt: int = 0, stops: int = 0
                   ) -> tuple[U8, dict[str, Any]]:
     """Another photo of ``render_photo(seed, index, ...)``'s board and gear, as a group takes it when the reader
     asks for a retake: the board tilted or the light moved (another camera, lights and table; the same cubes,
-    where they were). ``attempt``: the group's first retake, second, ..."""
+    where they were). ``attempt``: the group's first retake, second, ...; ``stops``: the camera's exposure slid
+    down this many stops (EXPOSURE_STEP each) by the group earlier."""
     photo_seed = seed * 10_007 + index
     return render(template, _photo_gear(photo_seed, look, template), seed=photo_seed, look=look,
-                  scene_seed=RETAKE_SCENE + photo_seed + 1_000_000_000 * attempt, same_cubes=True)
+                  scene_seed=RETAKE_SCENE + photo_seed + 1_000_000_000 * attempt, same_cubes=True,
+                  exposure=EXPOSURE_STEP**stops)
 
 
-def retake_photo(path: Path, seed: int, index: int, look: Look, template: Template, attempt: int = 0) -> Path:
-    """A retake of a set's photo at ``path`` (``retake/PHOTO[-N].jpg`` in its folder), rendered once."""
-    return _kept(path, "retake", attempt, lambda: render_retake(seed, index, look, template, attempt))
+def retake_photo(path: Path, seed: int, index: int, look: Look, template: Template, attempt: int = 0,
+                 stops: int = 0) -> Path:
+    """A retake of a set's photo at ``path`` (``retake/PHOTO[-N].jpg`` in its folder, N the attempt; ``retake-xF/``
+    with the exposure slid down ``stops`` stops, F the factor), rendered once."""
+    return _kept(path, _exposed("retake", stops), attempt,
+                 lambda: render_retake(seed, index, look, template, attempt, stops))
+
+
+#: A group the reader's advice for glare (reader.GLARE_ADVICE: lower the exposure) reaches slides the exposure
+#: down a stop: this factor.
+EXPOSURE_STEP = 0.5
+
+
+def _exposed(folder: str, stops: int) -> str:
+    """A cache folder's name for photos taken ``stops`` stops darker (keyed on the exposure, not the count)."""
+    if stops < 0:
+        raise ValueError("stops counts the stops the exposure was slid down: 0 or more")
+    return folder if not stops else f"{folder}-x{EXPOSURE_STEP**stops:g}"
+
+
+def darker_photo(path: Path, seed: int, index: int, look: Look, template: Template, stops: int = 1) -> Path:
+    """A set's photo at ``path`` taken again from where it was, ``stops`` (1 or more) stops darker
+    (``darker-xF/PHOTO.jpg`` in its folder, F the exposure factor), rendered once."""
+    if stops < 1:
+        raise ValueError("a darker photo is at least a stop darker")
+    return _kept(path, _exposed("darker", stops), 0, lambda: render_photo(seed, index, look, template, stops))
 
 
 def set_folder(root: Path, name: str, seed: int, look: Look) -> Path:
