@@ -2192,8 +2192,12 @@ def _spots_glare(rect: _Rectified, template: Template, pose: Pose, keys: Sequenc
     so cells near one are not read at all (glare 1.0). But not every clipped patch is a highlight on the print. A
     cube's top in bright light may clip: a square of the cube's size where a cube's top stands (at any angle); if
     the print around it (``print_lum``, linear luminance) is no brighter than elsewhere, it is no glare and the top
-    is read (glare 0.0 in its cell). And a cube's edge catches the light as a thin clipped line (EDGE_SPOT_MM,
-    EDGE_SPOT_LONG): no halo around it."""
+    is read (glare 0.0 in its cell). ``print_lum`` is the print around grids read against the template's print: 0
+    on a board calibrated throughout, where such a top keeps its halo. Measuring it there too (each grid's
+    calibrated print) read 7 to 9 cells more on development seeds 530 and 532 (100 photos) but gave 4
+    confident errors on seed 511, photo 0: on a board the exposure clips, two metal and two wood cubes beside
+    clipped tops were teeth to the rules, and the networks agreed. And a cube's edge catches the light as a thin
+    clipped line (EDGE_SPOT_MM, EDGE_SPOT_LONG): no halo around it."""
     out = dict(measures)
     cube = template.cube_mm
     for spot in rect.glare_spots():
@@ -3046,6 +3050,18 @@ def _board_colour(refs: Sequence[tuple[F64, F32, F32]], loc: Located, template: 
     return np.asarray(linear_rgb_to_lab(np.median(keep, axis=0)), dtype=np.float32)
 
 
+#: What to do about glare. Most glare is surfaces the camera's exposure clipped (a pale print, cubes' tops):
+#: they clip wherever the board stands, so tilting does not help and a darker photo does. A lamp's highlight on
+#: the board moves when the board tilts or the light moves (a darker photo only shrinks it). The reader cannot
+#: always tell the two apart (a pale print clipped all over looks like a highlight's halo), so it says both, the
+#: one that helps more often first. Development seeds 530-532 (12 MP, calibrated, up to two retakes, the first of a
+#: photo with glare a stop darker, synth2.darker_photo): see vision/README.md, thirteenth session.
+#: A cell photos read (merged by vision.retake) that waits for another photo's word: the first photo left it '?'.
+UNCONFIRMED_REASON = "read, but not yet confirmed: one more photo may confirm it"
+GLARE_ADVICE = ("lower the exposure (tap the board on the screen and slide the brightness down); if a bright spot "
+                "stays, tilt the board or move the light")
+
+
 def retake_reason(note: str | None, cells: Sequence[Cell], blur: float, settled: Sequence[str] = ()) -> str | None:
     """Why the group should take another photo (None: no need): the board is not set up, the photo is too
     blurry (``blur`` mm), glare or doubt on cells; ``note`` (how the board was found) leads when there is one.
@@ -3060,9 +3076,15 @@ def retake_reason(note: str | None, cells: Sequence[Cell], blur: float, settled:
     glare = [c for c in cells if c.reason == GLARE_REASON]
     if glare:
         reasons.append("glare on cells " + ", ".join(f"{c.grid}[{c.row}][{c.col}]" for c in glare)
-                       + "; tilt the board or move the light")
+                       + "; " + GLARE_ADVICE)
+    # Cells photos read that wait for another photo's word (vision.retake): any photo may give it.
+    unconfirmed = [c for c in cells if c.label == "?" and c.reason == UNCONFIRMED_REASON]
+    if unconfirmed:
+        reasons.append("cells " + ", ".join(f"{c.grid}[{c.row}][{c.col}]" for c in unconfirmed)
+                       + " read but not yet confirmed; take one more photo")
     # (A grid not set up with the camera is no matter of this photo either: another photo would not read it.)
-    other = [c for c in cells if c.label == "?" and c.reason not in (GLARE_REASON, UNSET_REASON, *settled)]
+    other = [c for c in cells if c.label == "?"
+             and c.reason not in (GLARE_REASON, UNSET_REASON, UNCONFIRMED_REASON, *settled)]
     if other:
         reasons.append("uncertain cells " + ", ".join(f"{c.grid}[{c.row}][{c.col}]" for c in other))
     if reasons and note:

@@ -1,7 +1,7 @@
 """Photos of the same board, read together: a retake keeps what the photo before it showed.
 
 When a photo leaves cells ``?`` (glare over a cube's top, a hand over a grid, a cell the reader cannot
-tell), the reader asks for another photo ("tilt the board or move the light"). The retake is of the same
+tell), the reader asks for another photo (for glare: "lower the exposure ..."). The retake is of the same
 board with the same cubes, so it is read on its own and merged with the reading so far, cell by cell, from
 what each photo said of the cell (kept in the merged cell's features):
 
@@ -13,20 +13,25 @@ what each photo said of the cell (kept in the merged cell's features):
   print, or it had a cube's edges, or a hand covered it) leans to every label; a cell under glare to none:
   the photo saw nothing there;
 - the labels photos gave their *word for* (:func:`support`): what they read, the rules' reading a network
-  doubted.
+  doubted;
+- the labels a network *doubted for* (:func:`doubts`): its likeliest at NET_DOUBTS_FROM or more in a photo
+  that left the cell ``?`` and saw it (no glare, no veto).
 
 A cell takes label Z when every photo that read it read Z; either some photo read Z with the rules' word or no
 photo that left it ``?`` leaned elsewhere; and either the first photo read Z (its readings stand as they would
-alone) or two photos gave their word for Z and one read it with the rules' word. A retake alone does not fill
-a cell the first photo left ``?``: the photos a retake is asked for are the hard ones. On development seed 531
-one retake alone misread three such cells; with a network's leaning at 0.9 or more as a second word, retakes
-gave two confident errors on the test set, where single photos gave none.
+alone) or two photos gave their word for Z, one read it with the rules' word, and no photo's network
+doubted for another label. A retake alone does not fill a cell the first photo left ``?``: the photos a retake
+is asked for are the hard ones. On development seed 531 one retake alone misread three such cells; with a
+network's leaning at 0.9 or more as a second word, retakes gave two confident errors on the test set, where
+single photos gave none. On development seed 530 (photo 50, an overexposed board) the rules read a metal cube
+empty in two photos, the networks agreeing in one, while the other photo's network gave metal 0.935: a
+network's leaning is no word for a label, but a sure one (NET_DOUBTS_FROM) is a word against the others.
 
 Otherwise the cell is ``?``: for :data:`PHOTOS_DISAGREE_REASON` where photos read different labels or leaned
 against a reading only a network made (a network that misreads a cube misreads it in every photo, while the
-rules beside it keep seeing what they saw); with the photos' own reason where no photo read it or a reading
-waits for a second word (its confidence kept, HELD). A cell photos read differently stays ``?``
-whatever more photos say, and asks the players to tap it, not for another retake.
+rules beside it keep seeing what they saw); for ``UNCONFIRMED_REASON`` where a reading waits for a second
+word (its confidence kept, HELD); with the photos' own reason where no photo read it. A cell photos read
+differently stays ``?`` whatever more photos say, and asks the players to tap it, not for another retake.
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ from vision.reader import (
     NO_PATCHES_REASON,
     RING_LIKE_PRINT_REASON,
     RING_UNLIKE_PRINT_REASON,
+    UNCONFIRMED_REASON,
     UNFAMILIAR_REASON,
     UNSET_REASON,
     BoardReading,
@@ -54,13 +60,19 @@ UNSURE = "?"
 PHOTOS_DISAGREE_REASON = "the photos disagree on this cell (a cube moved between them, or one photo misleads)"
 #: A cell network's most likely label speaks in a cell left '?' from this probability on.
 NET_LEANS_FROM = 0.5
+#: ... and speaks against every other label (doubts) from this one on. Below it the readers' disagreement is one
+#: the rules may settle in another photo (development seed 532, photo 11: a tooth, the network wood at 0.56
+#: against the rules; a retake's rules read the tooth); at 0.935 (seed 530, photo 50) a network was right on a
+#: metal cube that two photos' rules read empty.
+NET_DOUBTS_FROM = 0.9
 #: Reasons a cell a rule read was turned '?' by a veto: the reading is doubted, not a leaning.
 VETOES = frozenset({EDGES_REASON, RING_LIKE_PRINT_REASON, RING_UNLIKE_PRINT_REASON, COVERED_REASON})
 #: Features of a merged cell (a bit per cellnet label): the labels photos read, read with the rules' word, leaned
-#: to, put forward at all (support), put forward by two photos or more, and read by the first photo.
-READ, RULED, LEANS, SAID, TWICE, FIRST = ("photos_read", "photos_ruled", "photos_lean", "photos_said",
-                                          "photos_said_twice", "first_read")
-KINDS = (READ, RULED, LEANS, SAID, TWICE, FIRST)
+#: to, put forward at all (support), put forward by two photos or more, read by the first photo, and a network
+#: leaned to in a photo that left the cell '?' (doubts).
+READ, RULED, LEANS, SAID, TWICE, FIRST, DOUBTS = ("photos_read", "photos_ruled", "photos_lean", "photos_said",
+                                                  "photos_said_twice", "first_read", "photos_net_doubt")
+KINDS = (READ, RULED, LEANS, SAID, TWICE, FIRST, DOUBTS)
 #: A merged '?' cell's feature: the confidence of a retake's reading held for want of a second photo's word.
 HELD = "held_confidence"
 
@@ -114,29 +126,43 @@ def support(cell: Cell) -> frozenset[str]:
     return frozenset({LABELS[int(f["rules_read"])]} if "rules_read" in f and cell.reason not in VETOES else set())
 
 
+def doubts(cell: Cell) -> frozenset[str]:
+    """The label a cell network was sure of (at NET_DOUBTS_FROM or more) in a photo that left the cell ``?``,
+    where the photo saw the cell (not under glare, no veto's doubt): a network's leaning is no word for a label,
+    but a sure one is a word against the others."""
+    f = cell.features
+    if DOUBTS in f:
+        return _labels(f[DOUBTS])
+    if (cell.label != UNSURE or cell.reason in VETOES or cell.reason == GLARE_REASON or "net_best" not in f
+            or f.get("net_p", 0.0) < NET_DOUBTS_FROM):
+        return frozenset()
+    return frozenset({LABELS[int(f["net_best"])]})
+
+
 def _evidence(cell: Cell) -> dict[str, frozenset[str]]:
     """What the photos behind ``cell`` said of it (see the module's rules), by kind."""
     f = cell.features
     if READ in f:
-        return {k: _labels(f[k]) for k in KINDS}
+        return {k: _labels(f.get(k, 0.0)) for k in KINDS}
     said = support(cell)
     read = frozenset({cell.label}) if cell.label != UNSURE else frozenset()
     return {READ: read, RULED: read if read and ruled(cell) else frozenset(),
-            LEANS: leanings(cell) if not read else frozenset(), SAID: said, TWICE: frozenset(), FIRST: read}
+            LEANS: leanings(cell) if not read else frozenset(), SAID: said, TWICE: frozenset(), FIRST: read,
+            DOUBTS: doubts(cell)}
 
 
 def merge_cell(first: Cell, retake: Cell) -> Cell:
     """The cell as the photos behind ``first`` (the first photo, or the photos merged so far) and ``retake``
     show it together (see the module's rules)."""
     a, b = _evidence(first), _evidence(retake)
-    ev = {k: a[k] | b[k] for k in (READ, RULED, LEANS, SAID)}
+    ev = {k: a[k] | b[k] for k in (READ, RULED, LEANS, SAID, DOUBTS)}
     ev[TWICE] = a[TWICE] | b[TWICE] | (a[SAID] & b[SAID])
     ev[FIRST] = a[FIRST]
     features = {k: _mask(v) for k, v in ev.items()}
     read = ev[READ]
     reading = [c for c in (first, retake) if c.label in read]
     if len(read) == 1 and (read <= ev[RULED] or ev[LEANS] <= read) and (
-            read <= ev[FIRST] or (read <= ev[TWICE] and read <= ev[RULED])):
+            read <= ev[FIRST] or (read <= ev[TWICE] and read <= ev[RULED] and ev[DOUBTS] <= read)):
         if not reading:  # read by an earlier retake, held for want of a second word, which this photo gives
             (label,) = read
             return replace(first, label=label, confidence=first.features.get(HELD, 0.0), reason="",
@@ -148,7 +174,7 @@ def merge_cell(first: Cell, retake: Cell) -> Cell:
     elif HELD in first.features:
         features[HELD] = first.features[HELD]
     reason = PHOTOS_DISAGREE_REASON if len(read) > 1 or (read and not ev[LEANS] <= read) else (
-        retake.reason if retake.label == UNSURE else first.reason)
+        UNCONFIRMED_REASON if read else retake.reason if retake.label == UNSURE else first.reason)
     return replace(retake, label=UNSURE, confidence=0.0, reason=reason, features={**retake.features, **features})
 
 

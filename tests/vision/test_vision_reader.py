@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from vision_photos import SMALL, board_photo, empty_gear, run_cli
 
+from vision.reader import GLARE_ADVICE
 from vision.synth import Conditions
 from vision.template import GEAR_GRIDS, load_template
 
@@ -101,6 +102,7 @@ def test_glare_is_named_and_never_guessed(tmp_path: Path, capsys: pytest.Capture
     code, out, _ = run_cli(["read-board", str(path)], capsys)
     result = json.loads(out)
     assert "glare on cells" in result["retake"]
+    assert GLARE_ADVICE in result["retake"]
     assert any(c["reason"] == "glare" for c in result["uncertain"])
     assert _compare(truth, result)[1] == 0
 

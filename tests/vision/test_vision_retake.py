@@ -1,5 +1,5 @@
 """A retake read together with the photo before it (vision.retake): the reader asks for another photo when
-glare or doubt leaves cells '?' ("tilt the board or move the light"); the second photo fills them in, and a
+glare or doubt leaves cells '?' ("lower the exposure ..."); the second photo fills them in, and a
 cell the photos disagree on is '?', never one photo's word against the other's."""
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from vision.reader import (
     EDGES_REASON,
     GLARE_RULES,
     RING_LIKE_PRINT_REASON,
+    UNCONFIRMED_REASON,
     UNFAMILIAR_REASON,
     BoardReading,
     Cell,
@@ -53,13 +54,15 @@ def test_the_first_photo_stands_and_a_retake_fills_its_unsure_cells_with_a_secon
     assert merge_cell(_cell("?", "glare", net_best=1.0, net_p=0.99), _cell("M")).label == "?"
     assert merge_cell(_cell("?", "cube colour unclear", net_best=2.0, net_p=0.63), _cell("T")).label == "?"
     held = merge_cell(glare, _cell("M"))
-    assert held.label == "?" and held.reason == "glare"
+    # Read once, it waits for a second word: '?' as read but unconfirmed (the glare is gone from this photo).
+    assert held.label == "?" and held.reason == UNCONFIRMED_REASON
     settled = merge_cell(held, _cell("M"))
     assert settled.label == "M" and settled.confidence == 0.9
     assert merge_cell(held, _cell("?", "glare", net_best=1.0, net_p=0.99)).label == "?"
     # Two retakes that read it alike, one at least by the rules' word, settle it; two networks alone do not.
     by_networks = _cell("M", net_best=1.0, net_p=0.99)
-    assert merge_cell(merge_cell(glare, by_networks), by_networks).label == "?"
+    by_networks_twice = merge_cell(merge_cell(glare, by_networks), by_networks)
+    assert by_networks_twice.label == "?" and by_networks_twice.reason == UNCONFIRMED_REASON
     assert merge_cell(merge_cell(glare, by_networks), _cell("M")).label == "M"
     both = merge_cell(glare, _cell("?", "cube colour unclear"))
     assert both.label == "?" and both.reason == "cube colour unclear"  # the retake's reason
@@ -102,6 +105,25 @@ def test_a_reading_only_a_network_made_does_not_settle_what_another_photo_doubte
     # Elsewhere a network's likeliest label speaks from half on.
     assert leanings(_cell("?", "cube colour unclear", net_best=1.0, net_p=0.5)) == {"M"}
     assert leanings(_cell("?", "cube colour unclear", net_best=1.0, net_p=0.4)) == set()
+
+
+def test_a_networks_doubt_in_another_photo_keeps_two_rule_readings_from_filling_a_cell() -> None:
+    # Development seed 530, photo 50 (a board the exposure clips), a metal cube: glare in the first photo; the
+    # photo a stop darker read it empty past the glare (the rules and both networks); a photo in another scene
+    # read it empty by the rules, but its network gave metal 0.935. Two rule readings alike would fill the cell;
+    # the network's doubt for metal keeps it '?' (the photos disagree).
+    glare = _cell("?", "glare", glare_rules=3.0, net_best=3.0, net_p=0.99)
+    darker = _cell(".", glare_rules=3.0, net_best=3.0, net_p=0.996)
+    doubted = merge_cell(merge_cell(glare, darker), _cell("?", DOUBTED, rules_read=3.0, net_best=1.0, net_p=0.935))
+    assert doubted.label == "?" and doubted.reason == PHOTOS_DISAGREE_REASON
+    # A network less sure (below NET_DOUBTS_FROM, 0.9) doubts nothing: the two rule readings fill the cell.
+    unsure = _cell("?", DOUBTED, rules_read=3.0, net_best=1.0, net_p=0.85)
+    assert merge_cell(merge_cell(glare, darker), unsure).label == "."
+    # Nor does a network under glare (it saw nothing there), nor the first photo's own network against its
+    # reading: the first photo's readings stand.
+    assert merge_cell(merge_cell(glare, darker), _cell("?", "glare", net_best=1.0, net_p=0.99)).label == "?"
+    assert merge_cell(merge_cell(glare, darker), _cell(".")).label == "."
+    assert merge_cell(_cell("."), _cell("?", DOUBTED, rules_read=3.0, net_best=1.0, net_p=0.935)).label == "."
 
 
 def test_a_cell_a_veto_left_unsure_takes_only_a_reading_with_the_rules_word() -> None:
@@ -151,6 +173,8 @@ def test_readings_merge_into_a_board_with_its_own_retake_advice() -> None:
     assert wants_retake(first) and first.retake is not None and "glare on cells sandals[0][1]" in first.retake
     merged = merge_readings(first, retake)
     assert merged.grids["sandals"] == ("M?W",) and wants_retake(merged)  # T read once: held for a second word
+    # The retake showed the cell: no glare is left to advise on, a photo more may confirm what it read.
+    assert merged.retake == "cells sandals[0][1] read but not yet confirmed; take one more photo"
     merged = merge_readings(merged, _reading("symmetric", "??W"))
     assert merged.grids["sandals"] == ("M?W",) and wants_retake(merged)
     merged = merge_readings(merged, _reading("symmetric", "?T?"))
