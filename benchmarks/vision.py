@@ -38,7 +38,7 @@ import numpy as np
 sys.path[0] = str(Path(__file__).resolve().parents[1])
 
 from games.fujikoro.pack import default_pack  # noqa: E402
-from vision.reader import PhotoError, load_photo, read_board  # noqa: E402
+from vision.reader import GLARE_ADVICE, BoardReading, PhotoError, load_photo, read_board  # noqa: E402
 from vision.retake import merge_readings, wants_retake  # noqa: E402
 from vision.synth import (  # noqa: E402
     BAD_BLUR,
@@ -72,11 +72,13 @@ READ_UNFAMILIAR = False
 
 def evaluate(paths: list[Path], verbose: bool, net: bool = True,
              templates: dict[Path, Template | str] | None = None,
-             retake: Callable[[Path, int], Path] | None = None, most_retakes: int = 0) -> dict[str, object]:
+             retake: Callable[[Path, int, BoardReading], Path] | None = None, most_retakes: int = 0
+             ) -> dict[str, object]:
     """``templates``: per photo, the calibrated template to read it with, or why calibration failed (the
-    photo then counts as refused: every cell '?'). ``retake(path, attempt)``: while a photo's reading asks for
+    photo then counts as refused: every cell '?'). ``retake(path, attempt, reading)``: while a photo's reading asks for
     another photo (vision.retake.wants_retake), at most ``most_retakes`` times, the path of that retake, read with the
-    same template and merged with the reading so far as the app does (the time per photo stays the first's)."""
+    same template and merged with the reading so far as the app does (the time per photo stays the first's); the
+    reading so far says what the group was told to do."""
     default_template = load_template()
     times, cpu_times, cells, wrong, confident_wrong, boards_ok = [], [], 0, 0, 0, 0
     confusion: Counter[tuple[str, str]] = Counter()
@@ -112,8 +114,8 @@ def evaluate(paths: list[Path], verbose: bool, net: bool = True,
                 break
             assert retake is not None
             try:
-                reading = merge_readings(reading, read_board(load_photo(retake(path, attempt)), template, net=net,
-                                                             read_unfamiliar=READ_UNFAMILIAR))
+                again = load_photo(retake(path, attempt, reading))
+                reading = merge_readings(reading, read_board(again, template, net=net, read_unfamiliar=READ_UNFAMILIAR))
                 retaken += 1
             except PhotoError as error:
                 retakes_refused += 1
@@ -270,8 +272,9 @@ def main() -> int:
                              "same board, empty, in another scene (the app's set-up step)")
     parser.add_argument("--retakes", type=int, default=0, metavar="N",
                         help="second renderer: also read the ordinary photos as a group does when the reader asks "
-                             "for another photo: up to N retakes (the board tilted or the light moved), each merged "
-                             "with the reading so far (vision.retake)")
+                             "for another photo: up to N retakes (for glare first the same photo a stop darker, as "
+                             "the reader asks; else the board tilted or the light moved), each merged with the reading "
+                             "so far (vision.retake)")
     parser.add_argument("--dice", type=int, default=60, help="dice-tray photos to render and read (0 to skip)")
     parser.add_argument("--rows", type=int, default=0,
                         help="White Castle dice-row photos to render and read (0 to skip)")
@@ -467,8 +470,23 @@ def main_second(args: argparse.Namespace, w: int, h: int, root: Path) -> int:
     if args.retakes:
         template = load_template()
 
-        def retake_of(path: Path, attempt: int) -> Path:
-            return synth2.retake_photo(path, seed, paths.index(path), look, template, attempt)
+        # Per photo: the scene of the group's latest photo (-1: the photo's own, N: retake scene N) and whether they
+        # slid the exposure down.
+        scene: dict[Path, int] = {}
+        darker: set[Path] = set()
+
+        def retake_of(path: Path, attempt: int, reading: BoardReading) -> Path:
+            # The group does what the reader says: for glare, the latest photo again from where they stood, the
+            # exposure a stop lower; if the glare stays, and for any other cell left '?', the board tilted or the
+            # light moved (the next scene), the exposure left where they slid it.
+            index, latest = paths.index(path), scene.get(path, -1)
+            if GLARE_ADVICE in (reading.retake or "") and path not in darker:
+                darker.add(path)
+                if latest < 0:
+                    return synth2.darker_photo(path, seed, index, look, template)
+                return synth2.retake_photo(path, seed, index, look, template, latest, stops=1)
+            scene[path] = latest + 1
+            return synth2.retake_photo(path, seed, index, look, template, latest + 1, stops=int(path in darker))
 
         report(f"second renderer, ordinary photos with up to {args.retakes} retake(s) while the reader asks for one"
                + cal, evaluate(paths, args.verbose, not args.no_net, templates, retake_of, args.retakes))
