@@ -152,7 +152,7 @@ def evaluate(paths: list[Path], verbose: bool, net: bool = True,
             clean_wrong += photo_wrong
         if reading.retake:
             asked += 1
-            retakes[reading.retake.split(" ")[0] + " " + reading.retake.split(" ")[1]] += 1
+            retakes[advice_kind(reading.retake)] += 1
     times_ms = sorted(t * 1000 for t in times)
     return {
         "photos": len(paths), "cells": cells, "wrong_or_uncertain": wrong, "confident_errors": confident_wrong,
@@ -165,6 +165,13 @@ def evaluate(paths: list[Path], verbose: bool, net: bool = True,
         "p95_ms": times_ms[int(0.95 * (len(times_ms) - 1))] if times_ms else 0.0,
         "cpu_median_ms": 1000 * statistics.median(cpu_times) if cpu_times else 0.0,
     }
+
+
+def advice_kind(retake: str) -> str:
+    """A retake advice's kind, for the report: its first words, or what it asks for where cells are named."""
+    if retake.startswith("cells ") and "not yet confirmed" in retake:
+        return "cells to confirm"
+    return " ".join(retake.split(" ")[:2])
 
 
 def report(title: str, res: dict[str, object]) -> None:

@@ -188,6 +188,10 @@ def test_readings_merge_into_a_board_with_its_own_retake_advice() -> None:
     # A board refused as a whole (unlike its calibration) is set up again, not retaken.
     refused = replace(first, retake=UNFAMILIAR_REASON)
     assert not wants_retake(refused)
+    # A retake refused as a whole reads no cell: the photos before it stand (the error says why).
+    refused_retake = replace(_reading("symmetric", "???"), retake=UNFAMILIAR_REASON)
+    with pytest.raises(PhotoError, match="refused as a whole"):
+        merge_readings(first, refused_retake)
 
 
 @pytest.fixture(scope="module")
