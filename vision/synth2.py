@@ -485,8 +485,13 @@ def _finish_photo(rng: np.random.Generator, lin: F32, look: Look, *, expose_at: 
                   shot: np.random.Generator | None = None) -> tuple[U8, dict[str, Any]]:
     """The camera's work on the scene's linear light. ``exposure``: the user's correction on top of the automatic
     exposure; ``shot``: this shot's own stream for what differs from one shot to the next with the camera where
-    it was (shake, sensor noise, JPEG quality; default ``rng``)."""
-    shot = shot or rng
+    it was (shake, sensor noise, JPEG quality; default ``rng``, which draws them in any case, so that everything else
+    is the same as the default shot's: white balance, the automatic exposure's target, sharpening)."""
+
+    def own(draw: Callable[[np.random.Generator], Any]) -> Any:
+        value = draw(rng)
+        return value if shot is None else draw(shot)
+
     h, w = lin.shape[:2]
     # Vignetting.
     yy, xx = np.mgrid[0:h:8, 0:w:8].astype(np.float32)
@@ -498,7 +503,7 @@ def _finish_photo(rng: np.random.Generator, lin: F32, look: Look, *, expose_at: 
     for ch, s in ((2, 1 + ca), (0, 1 - ca)):
         m = cv2.getRotationMatrix2D((w / 2, h / 2), 0, s)
         lin[..., ch] = cv2.warpAffine(lin[..., ch], m, (w, h), borderMode=cv2.BORDER_REFLECT)
-    blur = float(shot.uniform(0.4, 1.6)) * w / 4000
+    blur = float(own(lambda g: g.uniform(0.4, 1.6))) * w / 4000
     lin = cv2.GaussianBlur(lin, (0, 0), blur)
     # Auto white balance that gets it roughly right: grey-world on the middle of the frame, partly.
     mid = lin[h // 4: 3 * h // 4: 8, w // 4: 3 * w // 4: 8].reshape(-1, 3).mean(axis=0)
@@ -509,8 +514,8 @@ def _finish_photo(rng: np.random.Generator, lin: F32, look: Look, *, expose_at: 
     lin *= float(rng.uniform(*expose_to)) / max(lum, 1e-4) * exposure
     # Sensor noise: shot noise plus read noise, at a quarter of the resolution then upsampled slightly
     # (demosaicking correlates neighbouring pixels).
-    iso = float(shot.uniform(0.5, 3.0))
-    noise = shot.standard_normal((h // 2, w // 2, 3), dtype=np.float32)
+    iso = float(own(lambda g: g.uniform(0.5, 3.0)))
+    noise = own(lambda g: g.standard_normal((h // 2, w // 2, 3), dtype=np.float32))
     noise = cv2.resize(noise, (w, h), interpolation=cv2.INTER_LINEAR) * 1.6
     lin = lin + noise * (0.004 * iso * np.sqrt(np.clip(lin, 0, None)) + 0.0015 * iso)
     # Filmic tone curve, then the sRGB-like gamma.
@@ -524,7 +529,7 @@ def _finish_photo(rng: np.random.Generator, lin: F32, look: Look, *, expose_at: 
     amount = float(rng.uniform(0.2, 0.8))
     out = np.clip(out + amount * (out - cv2.GaussianBlur(out, (0, 0), 1.5 * w / 4000)), 0, 1)
     img = (out[..., ::-1] * 255 + 0.5).astype(np.uint8)
-    q = int(shot.integers(60, 93))
+    q = int(own(lambda g: g.integers(60, 93)))
     ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, q, cv2.IMWRITE_JPEG_SAMPLING_FACTOR,
                                          cv2.IMWRITE_JPEG_SAMPLING_FACTOR_420])
     assert ok
