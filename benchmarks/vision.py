@@ -119,8 +119,7 @@ def evaluate(paths: list[Path], verbose: bool, net: bool = True,
                 retaken += 1
             except PhotoError as error:
                 retakes_refused += 1
-                failures.append(f"{path.name}: retake {attempt + 1} could not be read ({error}); the photos before "
-                                "it stand")
+                failures.append(f"{path.name}: retake {attempt + 1} left out, the photos before it stand: {error}")
         board_ok = True
         photo_wrong = photo_cells = 0
         for g in GEAR_GRIDS:

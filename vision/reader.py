@@ -3056,10 +3056,12 @@ def _board_colour(refs: Sequence[tuple[F64, F32, F32]], loc: Located, template: 
 #: always tell the two apart (a pale print clipped all over looks like a highlight's halo), so it says both, the
 #: one that helps more often first. Development seeds 530-532 (12 MP, calibrated, up to two retakes, the first of a
 #: photo with glare a stop darker, synth2.darker_photo): see vision/README.md, thirteenth session.
-#: A cell photos read (merged by vision.retake) that waits for another photo's word: the first photo left it '?'.
-UNCONFIRMED_REASON = "read, but not yet confirmed: one more photo may confirm it"
 GLARE_ADVICE = ("lower the exposure (tap the board on the screen and slide the brightness down); if a bright spot "
                 "stays, tilt the board or move the light")
+
+
+#: A cell photos read (merged by vision.retake) that waits for another photo's word: the first photo left it '?'.
+UNCONFIRMED_REASON = "read, but not yet confirmed: one more photo may confirm it"
 
 
 def retake_reason(note: str | None, cells: Sequence[Cell], blur: float, settled: Sequence[str] = ()) -> str | None:

@@ -69,7 +69,7 @@ NET_DOUBTS_FROM = 0.9
 VETOES = frozenset({EDGES_REASON, RING_LIKE_PRINT_REASON, RING_UNLIKE_PRINT_REASON, COVERED_REASON})
 #: Features of a merged cell (a bit per cellnet label): the labels photos read, read with the rules' word, leaned
 #: to, put forward at all (support), put forward by two photos or more, read by the first photo, and a network
-#: leaned to in a photo that left the cell '?' (doubts).
+#: was sure of (NET_DOUBTS_FROM) in a photo that left the cell '?' and saw it (doubts).
 READ, RULED, LEANS, SAID, TWICE, FIRST, DOUBTS = ("photos_read", "photos_ruled", "photos_lean", "photos_said",
                                                   "photos_said_twice", "first_read", "photos_net_doubt")
 KINDS = (READ, RULED, LEANS, SAID, TWICE, FIRST, DOUBTS)
@@ -190,7 +190,7 @@ def merge_readings(first: BoardReading, retake: BoardReading) -> BoardReading:
         raise PhotoError(f"the retake is of the {retake.board} board ({retake.template}), the first photo of the "
                          f"{first.board} board ({first.template}): take the retake of the same board")
     if retake.retake in (UNFAMILIAR_REASON, NO_PATCHES_REASON):
-        raise PhotoError(f"the retake was refused as a whole ({retake.retake})")
+        raise PhotoError(f"the retake was refused as a whole ({retake.retake}); the photos before it stand")
     cells_first = {(c.grid, c.row, c.col): c for c in first.cells}
     if set(cells_first) != {(c.grid, c.row, c.col) for c in retake.cells}:
         raise PhotoError("the retake was read with other grids than the first photo; read both with the same "

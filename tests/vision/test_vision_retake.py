@@ -119,11 +119,15 @@ def test_a_networks_doubt_in_another_photo_keeps_two_rule_readings_from_filling_
     # A network less sure (below NET_DOUBTS_FROM, 0.9) doubts nothing: the two rule readings fill the cell.
     unsure = _cell("?", DOUBTED, rules_read=3.0, net_best=1.0, net_p=0.85)
     assert merge_cell(merge_cell(glare, darker), unsure).label == "."
-    # Nor does a network under glare (it saw nothing there), nor the first photo's own network against its
-    # reading: the first photo's readings stand.
-    assert merge_cell(merge_cell(glare, darker), _cell("?", "glare", net_best=1.0, net_p=0.99)).label == "?"
-    assert merge_cell(merge_cell(glare, darker), _cell(".")).label == "."
+    # Nor does a network under glare (it saw nothing there), nor a veto's doubt: a later photo's rules give the
+    # second word.
+    for unseen in (_cell("?", "glare", net_best=1.0, net_p=0.99), _cell("?", EDGES_REASON, net_best=1.0, net_p=0.99)):
+        assert merge_cell(merge_cell(merge_cell(glare, darker), unseen), _cell(".")).label == "."
+    # A retake's network does not unseat what the first photo read: its readings stand.
     assert merge_cell(_cell("."), _cell("?", DOUBTED, rules_read=3.0, net_best=1.0, net_p=0.935)).label == "."
+    # The first photo's own network sure against its rules doubts too: no later rules reading fills the cell.
+    own = _cell("?", DOUBTED, rules_read=3.0, net_best=1.0, net_p=0.95)
+    assert merge_cell(merge_cell(own, _cell(".")), _cell(".")).label == "?"
 
 
 def test_a_cell_a_veto_left_unsure_takes_only_a_reading_with_the_rules_word() -> None:
