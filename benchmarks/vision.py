@@ -38,7 +38,7 @@ import numpy as np
 sys.path[0] = str(Path(__file__).resolve().parents[1])
 
 from games.fujikoro.pack import default_pack  # noqa: E402
-from vision.reader import GLARE_ADVICE, BoardReading, PhotoError, load_photo, read_board  # noqa: E402
+from vision.reader import CONFIRM_ADVICE, GLARE_ADVICE, BoardReading, PhotoError, load_photo, read_board  # noqa: E402
 from vision.retake import merge_readings, wants_retake  # noqa: E402
 from vision.synth import (  # noqa: E402
     BAD_BLUR,
@@ -168,7 +168,7 @@ def evaluate(paths: list[Path], verbose: bool, net: bool = True,
 
 def advice_kind(retake: str) -> str:
     """A retake advice's kind, for the report: its first words, or what it asks for where cells are named."""
-    if retake.startswith("cells ") and "not yet confirmed" in retake:
+    if retake.startswith("cells ") and CONFIRM_ADVICE in retake:
         return "cells to confirm"
     return " ".join(retake.split(" ")[:2])
 

@@ -3062,13 +3062,21 @@ GLARE_ADVICE = ("lower the exposure (tap the board on the screen and slide the b
 
 #: A cell photos read (merged by vision.retake) that waits for another photo's word: the first photo left it '?'.
 UNCONFIRMED_REASON = "read, but not yet confirmed: one more photo may confirm it"
+#: The retake advice for such cells.
+CONFIRM_ADVICE = "read but not yet confirmed; take one more photo"
+#: Reasons a board is refused as a whole: the board must be set up first, another photo is refused the same way.
+WHOLE_BOARD_REASONS = (UNFAMILIAR_REASON, NO_PATCHES_REASON)
+
+
+def _cell_names(cells: Sequence[Cell]) -> str:
+    return ", ".join(f"{c.grid}[{c.row}][{c.col}]" for c in cells)
 
 
 def retake_reason(note: str | None, cells: Sequence[Cell], blur: float, settled: Sequence[str] = ()) -> str | None:
     """Why the group should take another photo (None: no need): the board is not set up, the photo is too
     blurry (``blur`` mm), glare or doubt on cells; ``note`` (how the board was found) leads when there is one.
     Cells '?' for a reason in ``settled`` ask for none (vision.retake: photos that disagreed; the players decide)."""
-    for whole in (UNFAMILIAR_REASON, NO_PATCHES_REASON):
+    for whole in WHOLE_BOARD_REASONS:
         if any(c.reason == whole for c in cells):
             # Not a matter of this photo's cells: the board itself must be set up first.
             return whole
@@ -3077,18 +3085,16 @@ def retake_reason(note: str | None, cells: Sequence[Cell], blur: float, settled:
         reasons.append(f"too blurry (edges spread {blur:.2f} mm); hold still and focus on the board")
     glare = [c for c in cells if c.reason == GLARE_REASON]
     if glare:
-        reasons.append("glare on cells " + ", ".join(f"{c.grid}[{c.row}][{c.col}]" for c in glare)
-                       + "; " + GLARE_ADVICE)
+        reasons.append(f"glare on cells {_cell_names(glare)}; {GLARE_ADVICE}")
     # Cells photos read that wait for another photo's word (vision.retake): any photo may give it.
     unconfirmed = [c for c in cells if c.label == "?" and c.reason == UNCONFIRMED_REASON]
     if unconfirmed:
-        reasons.append("cells " + ", ".join(f"{c.grid}[{c.row}][{c.col}]" for c in unconfirmed)
-                       + " read but not yet confirmed; take one more photo")
+        reasons.append(f"cells {_cell_names(unconfirmed)} {CONFIRM_ADVICE}")
     # (A grid not set up with the camera is no matter of this photo either: another photo would not read it.)
     other = [c for c in cells if c.label == "?"
              and c.reason not in (GLARE_REASON, UNSET_REASON, UNCONFIRMED_REASON, *settled)]
     if other:
-        reasons.append("uncertain cells " + ", ".join(f"{c.grid}[{c.row}][{c.col}]" for c in other))
+        reasons.append(f"uncertain cells {_cell_names(other)}")
     if reasons and note:
         reasons.insert(0, note)
     return "; ".join(reasons) if reasons else None

@@ -44,12 +44,11 @@ from vision.reader import (
     EDGES_REASON,
     GLARE_REASON,
     GLARE_RULES,
-    NO_PATCHES_REASON,
     RING_LIKE_PRINT_REASON,
     RING_UNLIKE_PRINT_REASON,
     UNCONFIRMED_REASON,
-    UNFAMILIAR_REASON,
     UNSET_REASON,
+    WHOLE_BOARD_REASONS,
     BoardReading,
     Cell,
     PhotoError,
@@ -189,7 +188,7 @@ def merge_readings(first: BoardReading, retake: BoardReading) -> BoardReading:
     if (first.board, first.template) != (retake.board, retake.template):
         raise PhotoError(f"the retake is of the {retake.board} board ({retake.template}), the first photo of the "
                          f"{first.board} board ({first.template}): take the retake of the same board")
-    if retake.retake in (UNFAMILIAR_REASON, NO_PATCHES_REASON):
+    if retake.retake in WHOLE_BOARD_REASONS:
         raise PhotoError(f"the retake was refused as a whole ({retake.retake}); the photos before it stand")
     cells_first = {(c.grid, c.row, c.col): c for c in first.cells}
     if set(cells_first) != {(c.grid, c.row, c.col) for c in retake.cells}:
@@ -211,6 +210,6 @@ def wants_retake(reading: BoardReading) -> bool:
     doubt), not because the board must be set up first (unlike its calibration, stickers without reference
     patches: another photo would be refused the same way), nor only cells the photos disagreed on (those ask
     the players) or grids not set up with the camera."""
-    if reading.retake is None or reading.retake in (UNFAMILIAR_REASON, NO_PATCHES_REASON):
+    if reading.retake is None or reading.retake in WHOLE_BOARD_REASONS:
         return False
     return any(c.label == UNSURE and c.reason not in (PHOTOS_DISAGREE_REASON, UNSET_REASON) for c in reading.cells)
