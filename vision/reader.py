@@ -1718,7 +1718,14 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
                   for g in grids_ if g.name in calibrated}
     not_as_calibrated = [name for name, flat in flat_cells.items()
                          if len(flat) >= 2 and _own_print(flat, bands[name], DEEP_FLOOR)]
-    if calibrated and not _any_cell_like_print(rect, template, {n: bands[n] for n in calibrated}):
+    # A hand or a card over a grid is flat too, but it hides the printed outlines with the print: such a grid is
+    # hidden in this photo (none of it read), not evidence of another board.
+    covered_grids = {name for name in not_as_calibrated if _flat_covered(rect, template.grids[name], flat_cells[name])}
+    not_as_calibrated = [name for name in not_as_calibrated if name not in covered_grids]
+    # (A grid excused as covered weakens the evidence: then only empty cells' middles vouch for the board.)
+    if calibrated and not _any_cell_like_print(rect, template, {n: bands[n] for n in calibrated
+                                                                if n not in covered_grids}, loc.pose,
+                                               None if covered_grids else reaches):
         not_as_calibrated.append("board")
     for g in grids_:
         if g.name in calibrated or g.name in template.unset_grids:
@@ -1765,6 +1772,8 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
         else:
             labs[g.name] = np.asarray(template.board_lab or DEFAULT_BOARD_LAB, dtype=np.float32)
             unread[g.name] = NO_PATCHES_REASON if not sticker_refs else "the board's print could not be measured"
+    for name in covered_grids:
+        unread.setdefault(name, COVERED_GRID_REASON)
     if not_as_calibrated and not notes:
         notes.append(UNLIKE_NOTE_CALIBRATED)
     warnings: list[str] = []
@@ -2070,6 +2079,28 @@ def _covered(read: _CellsRead, template: Template) -> dict[CellKey, Cell]:
         else:
             out[key] = replace(cell, features=feats)
     return out
+
+
+COVERED_GRID_REASON = "something larger than a cube covers this grid and its printed lines (a hand?)"
+
+
+def _flat_covered(rect: _Rectified, grid: Grid, flat: Sequence[_BandSample]) -> bool:
+    """Whether a grid's flat cells (``_uniform_cells``, two at least) are mostly covered: the cell's printed outline
+    shows the cell's own colour nearly all round (no ink), as under a hand or a card; an empty cell of another board
+    still shows its grid's lines (measured on development seed 530: 16 of 16 outline pieces alike under a hand, at
+    most 8 elsewhere)."""
+    if len(flat) < 2:
+        return False
+    found = _grid_outlines(rect, grid)
+    if found is None:
+        return False
+    (x0, y0), size = grid.origin_mm, grid.cell_mm
+    covered = 0
+    for s in flat:
+        r, c = int((s.y - y0) // size), int((s.x - x0) // size)
+        pieces, seen = found[0][r, c], found[1][r, c]
+        covered += int((seen & _alike(pieces, s.rgb)).sum()) >= 4 * COVERED_PIECES - COVERED_SPARE
+    return 2 * covered >= len(flat)
 
 
 def _alike(rgb: npt.NDArray[np.float32], other: F32) -> npt.NDArray[np.bool_]:
@@ -2876,14 +2907,26 @@ def _calibrated_bands(template: Template, bands: Mapping[str, list[_BandSample]]
 #: Fewer cells than this whose middle looks like the calibrated print (lit, or shaded a little), over all
 #: calibrated grids: the photo's board is not the calibrated one.
 LIKE_PRINT_MIN = 2
+#: ... or this many strips of cells' own print beside their cubes (_inner_samples) in at least LIKE_PRINT_MIN cells
+#: look like it, on a board set up nearly full (one empty cell or none; development seed 531, photos 8 and 10,
+#: were refused as another board).
+LIKE_PRINT_STRIPS = 4
 
 
-def _any_cell_like_print(rect: _Rectified, template: Template, bands: Mapping[str, Sequence[_BandSample]]) -> bool:
+def _any_cell_like_print(rect: _Rectified, template: Template, bands: Mapping[str, Sequence[_BandSample]],
+                         pose: Pose, reaches: Mapping[str, float] | None) -> bool:
     """Whether at least LIKE_PRINT_MIN cells' middles look like the print calibration measured for their grid
-    (against the calibrated print's light right there: within OWN_RATIO and OWN_CHROMA, at DEEP_FLOOR). An
-    empty cell of the calibrated board does; on another board (another print around grids like these) none
-    does."""
-    like = 0
+    (against the calibrated print's light right there: within OWN_RATIO and OWN_CHROMA, at DEEP_FLOOR), or
+    LIKE_PRINT_STRIPS strips of the cells' own print beside where a cube stands do, in LIKE_PRINT_MIN cells (not
+    asked without ``reaches``, each grid's line reach). An empty cell of the calibrated board does, and so does the
+    print its cubes leave in view; on another board (another print around grids like these) none does."""
+
+    def like(rgb: F32, samples: Sequence[_BandSample], x: float, y: float) -> bool:
+        ref = _local_reference(samples, x, y)
+        off = _print_offset(rgb, ref[0], DEEP_FLOOR) if ref is not None else None
+        return off is not None and 1 / OWN_RATIO < off[0] < OWN_RATIO and off[1] <= OWN_CHROMA
+
+    like_cells = 0
     for name, samples in bands.items():
         g = template.grids[name]
         for r in range(g.rows):
@@ -2891,18 +2934,24 @@ def _any_cell_like_print(rect: _Rectified, template: Template, bands: Mapping[st
                 x, y = g.cell_centre(r, c)
                 q = g.cell_mm * 0.2
                 sl = rect.rect(x - q, y - q, x + q, y + q)
-                ref = _local_reference(samples, x, y)
-                if sl is None or ref is None:
+                if sl is None:
                     continue
                 mean, _, inside = rect.stats(sl)
-                off = _print_offset(mean, ref[0], DEEP_FLOOR) if inside else None
-                if off is None:
-                    continue
-                if 1 / OWN_RATIO < off[0] < OWN_RATIO and off[1] <= OWN_CHROMA:
-                    like += 1
-                    if like >= LIKE_PRINT_MIN:
+                if inside and like(mean, samples, x, y):
+                    like_cells += 1
+                    if like_cells >= LIKE_PRINT_MIN:
                         return True
-    return False
+    if reaches is None:
+        return False
+    strips: set[tuple[str, int, int]] = set()
+    count = 0
+    for name, samples in bands.items():
+        g = template.grids[name]
+        for s in _inner_samples(rect, g, pose, template.cube_mm, reaches.get(name)):
+            if like(s.rgb, samples, s.x, s.y):
+                count += 1
+                strips.add((name, int((s.y - g.origin_mm[1]) // g.cell_mm), int((s.x - g.origin_mm[0]) // g.cell_mm)))
+    return count >= LIKE_PRINT_STRIPS and len(strips) >= LIKE_PRINT_MIN
 
 
 Lab3 = tuple[float, float, float]

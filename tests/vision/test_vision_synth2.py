@@ -642,3 +642,43 @@ def test_a_print_the_exposure_clips_reads_in_photos_taken_darker_as_the_reader_a
     assert len(read) >= 2  # 3 when measured
     assert sum(c.label == "?" for c in twice.cells) < sum(c.label == "?" for c in first.cells)
     assert _confident_errors(truth, dict(twice.grids)) == 0
+
+
+def test_a_hand_over_two_grids_hides_those_grids_not_the_board() -> None:
+    # Development seed 530, photo 16 at 12 MP: a hand lies over both weapon grids. Their flat cells (the hand's
+    # skin) looked unlike the calibrated print, and the whole board was refused as another board. A hand hides the
+    # printed outlines with the cells (another board's grid still shows its lines): those grids are '?' as covered
+    # (COVERED_GRID_REASON), and the helmet and sandals, in full view, are read.
+    from vision.reader import COVERED_GRID_REASON
+
+    image, truth, fitted = _calibrated_photo(530, 16, (4000, 3000))
+    reading = read_board(image, fitted)
+    assert reading.retake != UNFAMILIAR_REASON
+    by_grid = {g: [c for c in reading.cells if c.grid == g] for g in GEAR_GRIDS}
+    assert all(c.reason == COVERED_GRID_REASON for g in ("weapon_left", "weapon_right") for c in by_grid[g])
+    assert sum(c.label != "?" for g in ("helmet", "sandals") for c in by_grid[g]) >= 12
+    assert _confident_errors(truth, dict(reading.grids)) == 0
+
+
+def test_a_board_set_up_nearly_full_is_its_calibration() -> None:
+    # Development seed 531, photo 8 at 12 MP: one empty cell on the whole board, so no two empty cells' middles
+    # could show the calibrated print and the board was refused as another board. The print beside the cubes in
+    # their cells shows it (LIKE_PRINT_STRIPS): the board is read.
+    image, truth, fitted = _calibrated_photo(531, 8, (4000, 3000))
+    assert sum(row.count(".") for g in GEAR_GRIDS for row in truth[g]) == 1
+    reading = read_board(image, fitted)
+    assert reading.retake != UNFAMILIAR_REASON
+    assert sum(c.label != "?" for c in reading.cells) >= 35
+    assert _confident_errors(truth, dict(reading.grids)) == 0
+
+
+def test_a_grid_without_lines_does_not_excuse_another_board() -> None:
+    # Development seed 531: photo 43's board read with photo 44's calibration (another board). Its pale pink
+    # weapon_left grid shows no lines against its cells, as a hand's cover would, and its sandals grid is printed
+    # like the calibrated board. With a grid excused as covered, only empty cells' middles vouch for the board, not
+    # the print beside cubes: refused.
+    image, truth = synth2.render_photo(531, 43, synth2.Look(size=(4000, 3000)), load_template())
+    _, _, other = _calibrated_photo(531, 44, (4000, 3000))
+    reading = read_board(image, other)
+    assert reading.retake == UNFAMILIAR_REASON
+    assert _confident_errors(truth, dict(reading.grids)) == 0
