@@ -682,3 +682,36 @@ def test_a_grid_without_lines_does_not_excuse_another_board() -> None:
     reading = read_board(image, other)
     assert reading.retake == UNFAMILIAR_REASON
     assert _confident_errors(truth, dict(reading.grids)) == 0
+
+
+def test_the_rules_and_both_networks_leaning_the_same_way_read_a_cell() -> None:
+    # Development seed 530, photo 54 at 12 MP: teeth the rules read plainly (T, with a wide margin) that the first
+    # network finds likeliest a tooth too, but at 0.70, under CALIBRATED_DISAGREE_BELOW: '?' as the readers'
+    # disagreement. On seeds 530-533 the rules' reading was right in every one of 52 such cells. The second network
+    # settles it: at RULES_LEAD_CHECK or more for the rules' label the cell is read (weapon_left (1, 3): 0.95), below
+    # it it stays '?' (weapon_left (2, 0): 0.78).
+    from vision.reader import CALIBRATED_DISAGREE_BELOW, DISAGREE_REASON, RULES_LEAD_CHECK
+
+    image, truth, fitted = _calibrated_photo(530, 54, (4000, 3000))
+    reading = read_board(image, fitted)
+    cells = {(c.grid, c.row, c.col): c for c in reading.cells}
+    read, left = cells[("weapon_left", 1, 3)], cells[("weapon_left", 2, 0)]
+    assert truth["weapon_left"][1][3] == truth["weapon_left"][2][0] == "T"
+    tooth = float(cellnet.LABELS.index("T"))
+    for cell in (read, left):
+        assert cell.features["rules_read"] == cell.features["net_best"] == tooth
+        assert cell.features["net_p"] < CALIBRATED_DISAGREE_BELOW
+    assert read.label == "T" and read.confidence >= 0.5 and read.features["check_p"] >= RULES_LEAD_CHECK
+    assert left.label == "?" and left.reason == DISAGREE_REASON and left.features["check_p"] < RULES_LEAD_CHECK
+    assert _confident_errors(truth, dict(reading.grids)) == 0
+
+
+def test_a_network_leaning_elsewhere_leaves_the_rules_no_lead() -> None:
+    from vision.reader import DISAGREE_REASON, Cell, _rules_lead
+
+    tooth, metal = float(cellnet.LABELS.index("T")), float(cellnet.LABELS.index("M"))
+    leaning = {"rules_read": tooth, "net_best": tooth, "net_p": 0.6}
+    assert _rules_lead(Cell("helmet", 0, 0, "?", 0.6, DISAGREE_REASON, leaning))
+    assert not _rules_lead(Cell("helmet", 0, 0, "?", 0.6, DISAGREE_REASON, {**leaning, "net_best": metal}))
+    assert not _rules_lead(Cell("helmet", 0, 0, "?", 0.4, DISAGREE_REASON, {**leaning, "net_p": 0.4}))
+    assert not _rules_lead(Cell("helmet", 0, 0, "?", 0.6, "glare", leaning))
