@@ -105,6 +105,19 @@ def _inner_line_contrast(dark: F64, grid: Grid) -> float:
     return float(np.mean(on)) / max(float(np.mean(off)), 1e-6)
 
 
+def _hue_lines(rect: U8, dark: F64) -> F64:
+    """How far each pixel of the rectified board is from its surroundings in the colour channel where it is
+    farthest (a line printed pale yellow on pale violet hardly differs in grey), with the same mask as ``dark``
+    (pixels ``dark`` has zeroed stay zero)."""
+    out = np.zeros(rect.shape[:2], dtype=np.float64)
+    for ch in range(3):
+        plane = rect[:, :, ch].astype(np.float64)
+        background = cv2.GaussianBlur(plane, (0, 0), 3 * PPM)
+        np.maximum(out, np.abs(background - plane) / (background + 1.0), out=out)
+    out[dark == 0] = 0.0
+    return out
+
+
 def _fit_grid(dark: F64, grid: Grid, board_mm: tuple[float, float]) -> tuple[Grid, float]:
     x0, y0 = grid.origin_mm
     cell = grid.cell_mm
@@ -185,6 +198,7 @@ def calibrate(image: U8, base: Template, *, photo_name: str = "photo", earlier: 
     # Lines may be printed darker or lighter than the cells' fill: how far each pixel is from its
     # surroundings, either way.
     dark = np.abs(background - grey) / (background + 1.0)
+    hued: F64 | None = None
     # The stickers are the darkest print on the board; keep them out of the line search.
     for i, _ in enumerate(base.markers.ids):
         cx, cy = base.markers.centres_mm[i]
@@ -203,6 +217,14 @@ def calibrate(image: U8, base: Template, *, photo_name: str = "photo", earlier: 
                        ("weapons", weapons)]:
         members = ("weapon_left", "weapon_right") if name == "weapons" else (name,)
         fitted, score = _fit_grid(dark, grid, base.board_mm)
+        if score < LINE_SCORE_MIN:
+            # Lines printed in another hue at about the fill's lightness show in a colour channel, not in grey;
+            # the inner lines must stand out there too (a card's edges alone fit a grid's outline).
+            if hued is None:
+                hued = _hue_lines(rect, dark)
+            fitted, score = _fit_grid(hued, grid, base.board_mm)
+            if _inner_line_contrast(hued, fitted) < FAINT_CONTRAST_MIN:
+                score = 0.0
         if score < LINE_SCORE_MIN:
             for member in members:
                 if member not in kept:

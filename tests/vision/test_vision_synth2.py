@@ -715,3 +715,20 @@ def test_a_network_leaning_elsewhere_leaves_the_rules_no_lead() -> None:
     assert not _rules_lead(Cell("helmet", 0, 0, "?", 0.6, DISAGREE_REASON, {**leaning, "net_best": metal}))
     assert not _rules_lead(Cell("helmet", 0, 0, "?", 0.4, DISAGREE_REASON, {**leaning, "net_p": 0.4}))
     assert not _rules_lead(Cell("helmet", 0, 0, "?", 0.6, "glare", leaning))
+
+
+def test_grid_lines_printed_in_another_hue_at_the_fills_lightness_are_fitted() -> None:
+    # Development seed 533, photo 24 at 12 MP: the weapon grids are printed pale violet with pale yellow lines, of
+    # about the same grey. Calibration searched for the lines in grey only, found none in three photos of the empty
+    # board, and the group could read the helmet and sandals alone. In the colour channel where they differ most the
+    # lines stand out, inner lines too (a card's edges alone would not): fitted from the first photo.
+    from vision.calibrate import calibrate
+
+    template = load_template()
+    empty, _ = synth2.render_calibration(533, 24, synth2.Look(size=(4000, 3000)), template)
+    fitted = calibrate(empty, template)
+    assert fitted.faint_lines == () and fitted.unset_grids == ()
+    for name in ("weapon_left", "weapon_right"):
+        got, want = fitted.grids[name], template.grids[name]
+        assert all(abs(a - b) < 1.5 for a, b in zip(got.origin_mm, want.origin_mm, strict=True))
+        assert abs(got.cell_mm - want.cell_mm) < 0.3
