@@ -2099,6 +2099,7 @@ def _covered(read: _CellsRead, template: Template) -> dict[CellKey, Cell]:
 
 
 COVERED_GRID_REASON = "something larger than a cube covers this grid and its printed lines (a hand?)"
+COVERED_GRID_ADVICE = "take the photo again with every grid in full view"
 
 
 def _flat_covered(rect: _Rectified, grid: Grid, flat: Sequence[_BandSample]) -> bool:
@@ -3156,9 +3157,13 @@ def retake_reason(note: str | None, cells: Sequence[Cell], blur: float, settled:
     unconfirmed = [c for c in cells if c.label == "?" and c.reason == UNCONFIRMED_REASON]
     if unconfirmed:
         reasons.append(f"cells {_cell_names(unconfirmed)} {CONFIRM_ADVICE}")
+    covered = list(dict.fromkeys(c.grid for c in cells if c.label == "?" and c.reason == COVERED_GRID_REASON))
+    if covered:
+        reasons.append(f"something covers the {', '.join(covered)} grid{'s' if len(covered) > 1 else ''} "
+                       f"(a hand?); {COVERED_GRID_ADVICE}")
     # (A grid not set up with the camera is no matter of this photo either: another photo would not read it.)
-    other = [c for c in cells if c.label == "?"
-             and c.reason not in (GLARE_REASON, UNSET_REASON, UNCONFIRMED_REASON, *settled)]
+    other = [c for c in cells if c.label == "?" and c.reason not in (
+        GLARE_REASON, UNSET_REASON, UNCONFIRMED_REASON, COVERED_GRID_REASON, *settled)]
     if other:
         reasons.append(f"uncertain cells {_cell_names(other)}")
     if reasons and note:

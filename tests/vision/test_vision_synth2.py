@@ -658,6 +658,9 @@ def test_a_hand_over_two_grids_hides_those_grids_not_the_board() -> None:
     assert all(c.reason == COVERED_GRID_REASON for g in ("weapon_left", "weapon_right") for c in by_grid[g])
     assert sum(c.label != "?" for g in ("helmet", "sandals") for c in by_grid[g]) >= 12
     assert _confident_errors(truth, dict(reading.grids)) == 0
+    # The advice names the covered grids once, not their cells one by one.
+    assert reading.retake is not None and "covers the weapon_left, weapon_right grids" in reading.retake
+    assert "weapon_left[0][0]" not in reading.retake
 
 
 def test_a_board_set_up_nearly_full_is_its_calibration() -> None:
