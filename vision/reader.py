@@ -983,6 +983,9 @@ def _sticker_refs(image: U8, markers: Mapping[int, F64], size_mm: float) -> list
     return out
 
 
+#: A sticker's white patch this light (linear, in any channel: the camera's GLARE_LEVEL) is clipped: the paper's
+#: white is more than the photo shows, so what is measured against it measures lighter than it is.
+WHITE_CLIPPED = float(LINEAR_LUT[GLARE_LEVEL])
 #: The printed black patch reflects under a tenth of the paper's light; allowing for flare and a shadow
 #: across one patch, a sticker whose "black" is above this fraction of its "white" has no patches there.
 PATCH_CONTRAST_MAX = 0.3
@@ -1764,6 +1767,8 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
     notes: list[str] = []
     shifted: dict[str, F32] = {}
     shared = _board_colour(sticker_refs, loc, template, shared_bands) if shared_bands else None
+    whites_clipped = any(float(white.max()) >= WHITE_CLIPPED for _, white, _ in sticker_refs)
+    light_note = STICKER_LIGHT_NOTE
     for g in grids_:
         own = g.name in own_print or g.name in calibrated
         measured = _board_colour(sticker_refs, loc, template, bands[g.name]) if own else shared
@@ -1780,8 +1785,14 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
             labs[g.name] = measured
             expected = _expected_print(template, g.name)
             off = _weighted(measured, expected, 1.0)
-            if g.name in calibrated and PRINT_UNLIKE < off <= STICKER_LIGHT_MAX:
+            # Against stickers whose white is clipped the print measures lighter than it is (the paper's white is
+            # more than the photo shows): lighter than expected, but like it otherwise, is no sign of another print.
+            overexposed = (whites_clipped and float(measured[0]) > expected[0]
+                           and _weighted((expected[0], float(measured[1]), float(measured[2])), expected, 1.0)
+                           <= PRINT_UNLIKE)
+            if g.name in calibrated and off > PRINT_UNLIKE and (off <= STICKER_LIGHT_MAX or overexposed):
                 shifted[g.name] = np.asarray(expected, dtype=np.float32)
+                light_note = light_note if off <= STICKER_LIGHT_MAX else STICKERS_CLIPPED_NOTE
             elif off > PRINT_UNLIKE and not notes:
                 notes.append(UNLIKE_NOTE_CALIBRATED if template.board_lab else UNLIKE_NOTE_TEMPLATE)
         elif template.board_lab is not None and g.name not in own_print:
@@ -1798,7 +1809,7 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
         # The calibrated grids look like their calibration against their own print around them (the checks above
         # do not depend on the light): the stickers are lit unlike the board. Their print is the calibrated one.
         labs.update(shifted)
-        warnings.append(STICKER_LIGHT_NOTE)
+        warnings.append(light_note)
     rgbs = {name: lab_to_linear_rgb(lab) for name, lab in labs.items()}
     # Grids whose print is unlike the one the rules were tuned on (and the network trained on) get the extra
     # checks, calibrated or not; a calibrated board is read, an uncalibrated one unlike its template refused.
@@ -2891,6 +2902,9 @@ STICKER_LIGHT_MAX = 25.0
 STICKER_LIGHT_NOTE = ("the stickers look lit unlike the board (their light gives the board's print another colour "
                       "than its calibration): the grids were read with their calibrated print; light the board "
                       "evenly for the best reading")
+STICKERS_CLIPPED_NOTE = ("the stickers' white is clipped (the photo is overexposed), so the board's print measured "
+                         "against it looks lighter than its calibration: the grids were read with their calibrated "
+                         "print; lower the exposure for the best reading")
 UNLIKE_NOTE_TEMPLATE = ("the board's print looks unlike the template's; calibrate this board "
                         "(Gear > Set up the camera) for the best reading")
 NO_PATCHES_REASON = ("the stickers show no reference patches and this board is not calibrated, so its print "
@@ -3050,7 +3064,7 @@ def measure_print(image: U8, template: Template) -> PrintCalibration:
             # Clipped white: glare on it, or a print brighter than the camera's exposure (a pale print in
             # strong light clips in every photo; moving the lamp does not help that, exposing less does).
             unseen[g.name] = (f"the {g.name} grid's print is clipped white (glare on it, or a print too bright "
-                              "for the camera's exposure): move the light or lower the exposure"
+                              f"for the camera's exposure): {GLARE_ADVICE}"
                               if clipped_cells >= CLIPPED_PRINT * g.rows * g.cols else
                               f"the {g.name} grid's print is not seen well (hidden, or out of the photo)")
             band_clipped = sum(clipped > BAND_CLIPPED_MAX for _, clipped in band_pieces[g.name])

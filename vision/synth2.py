@@ -704,15 +704,15 @@ def render_photo(seed: int, index: int, look: Look, template: Template, stops: i
 CALIBRATION_SCENE = 777_000_000
 
 
-def render_calibration(seed: int, index: int, look: Look, template: Template, attempt: int = 0
+def render_calibration(seed: int, index: int, look: Look, template: Template, attempt: int = 0, stops: int = 0
                        ) -> tuple[U8, dict[str, Any]]:
     """The empty board of ``render_photo(seed, index, ...)`` (same board art and stickers) photographed in
     another scene, as a group photographs it once when setting up the camera (``attempt``: a retake, in
-    yet another scene)."""
+    yet another scene; ``stops``: the camera's exposure slid down this many stops, EXPOSURE_STEP each)."""
     photo_seed = seed * 10_007 + index
     empty = {n: ["." * template.grids[n].cols] * template.grids[n].rows for n in GEAR_GRIDS}
     return render(template, empty, seed=photo_seed, look=replace(look, hand=0.0),
-                  scene_seed=CALIBRATION_SCENE + photo_seed + 100_000_000 * attempt)
+                  scene_seed=CALIBRATION_SCENE + photo_seed + 100_000_000 * attempt, exposure=EXPOSURE_STEP**stops)
 
 
 def _kept(path: Path, folder: str, attempt: int, draw: Callable[[], tuple[U8, dict[str, Any]]]) -> Path:
@@ -725,10 +725,12 @@ def _kept(path: Path, folder: str, attempt: int, draw: Callable[[], tuple[U8, di
     return out
 
 
-def calibration_photo(path: Path, seed: int, index: int, look: Look, template: Template, attempt: int = 0) -> Path:
-    """The calibration photo for a set's photo at ``path`` (``calibration/PHOTO[-N].jpg`` in its folder),
-    rendered once."""
-    return _kept(path, "calibration", attempt, lambda: render_calibration(seed, index, look, template, attempt))
+def calibration_photo(path: Path, seed: int, index: int, look: Look, template: Template, attempt: int = 0,
+                      stops: int = 0) -> Path:
+    """The calibration photo for a set's photo at ``path`` (``calibration/PHOTO[-N].jpg`` in its folder, or
+    ``calibration-xF/...`` taken ``stops`` stops darker, F the exposure factor), rendered once."""
+    return _kept(path, _exposed("calibration", stops), attempt,
+                 lambda: render_calibration(seed, index, look, template, attempt, stops))
 
 
 #: The retake of photo ``index`` (the reader asked for another photo: the board tilted or the light moved) is
