@@ -422,9 +422,7 @@ def report_bad(name: str, res: dict[str, object], n: int) -> None:
 
 def calibrated_templates(paths: list[Path], seed: int, look: Any) -> dict[Path, Template | str]:
     """The user flow's set-up for each photo's board: one photo of the same board, empty, in another scene
-    (another camera, other lights; rendered once, cached beside the set), fitted with vision.calibrate; where
-    calibration asks for another photo the group takes it as the error advises (for a print clipped white, the same
-    photo a stop darker first).
+    (another camera, other lights; rendered once, cached beside the set), fitted with vision.calibrate.
     After the last photo a group uses the grids set up so far, as the Gear screen offers (vision.calibrate.
     keep_partial: the others are left unread); calibration failing on every grid is that board's refusal (its
     reason kept)."""
@@ -433,35 +431,24 @@ def calibrated_templates(paths: list[Path], seed: int, look: Any) -> dict[Path, 
 
     base = load_template()
     out: dict[Path, Template | str] = {}
-    retakes = kept = darker = 0
+    retakes = kept = 0
     for i, path in enumerate(paths):
         partial = None  # a retake keeps the grids the earlier photos showed well, as the app does
-        scene = stops = 0
-        darkened = False  # whether the latest photo was this scene's taken again darker
         for attempt in range(CALIBRATION_TRIES):
-            empty = synth2.calibration_photo(path, seed, i, look, base, scene, stops)
+            empty = synth2.calibration_photo(path, seed, i, look, base, attempt)
             try:
                 out[path] = calibrate(load_photo(empty), base, photo_name=empty.name, earlier=partial)
                 break
             except CalibrationError as error:
                 out[path], partial = str(error), error.partial
                 retakes += attempt + 1 < CALIBRATION_TRIES
-                # The group does what the error says: for a print clipped white it first takes the same photo a
-                # stop darker (GLARE_ADVICE); else, or if that did not do, it moves the board or the light,
-                # the exposure left where it slid it.
-                if GLARE_ADVICE in str(error) and not darkened:
-                    stops, darkened = stops + 1, True
-                    darker += attempt + 1 < CALIBRATION_TRIES
-                else:
-                    scene, darkened = scene + 1, False
         if isinstance(out[path], str) and partial is not None and partial.done:
             out[path] = keep_partial(partial, base)
             kept += 1
     failed = sum(isinstance(t, str) for t in out.values())
     print(f"calibrated {len(paths) - failed}/{len(paths)} boards from an empty-board photo each "
-          f"({retakes} calibration photos retaken when calibration asked for it, {darker} of them a stop darker as "
-          f"it advised for a print clipped white; at most {CALIBRATION_TRIES} photos a board)"
-          + (f"; {kept} of them only in part (the grids set up in those photos)" if kept else "")
+          f"({retakes} calibration photos retaken when calibration asked for it, at most {CALIBRATION_TRIES} "
+          f"photos a board)" + (f"; {kept} of them only in part (the grids set up in those photos)" if kept else "")
           + (f"; calibration failed on {failed}" if failed else ""), flush=True)
     return out
 

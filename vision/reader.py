@@ -3064,7 +3064,7 @@ def measure_print(image: U8, template: Template) -> PrintCalibration:
             # Clipped white: glare on it, or a print brighter than the camera's exposure (a pale print in
             # strong light clips in every photo; moving the lamp does not help that, exposing less does).
             unseen[g.name] = (f"the {g.name} grid's print is clipped white (glare on it, or a print too bright "
-                              f"for the camera's exposure): {GLARE_ADVICE}"
+                              "for the camera's exposure): move the light or lower the exposure"
                               if clipped_cells >= CLIPPED_PRINT * g.rows * g.cols else
                               f"the {g.name} grid's print is not seen well (hidden, or out of the photo)")
             band_clipped = sum(clipped > BAND_CLIPPED_MAX for _, clipped in band_pieces[g.name])

@@ -725,12 +725,10 @@ def _kept(path: Path, folder: str, attempt: int, draw: Callable[[], tuple[U8, di
     return out
 
 
-def calibration_photo(path: Path, seed: int, index: int, look: Look, template: Template, attempt: int = 0,
-                      stops: int = 0) -> Path:
-    """The calibration photo for a set's photo at ``path`` (``calibration/PHOTO[-N].jpg`` in its folder, or
-    ``calibration-xF/...`` taken ``stops`` stops darker, F the exposure factor), rendered once."""
-    return _kept(path, _exposed("calibration", stops), attempt,
-                 lambda: render_calibration(seed, index, look, template, attempt, stops))
+def calibration_photo(path: Path, seed: int, index: int, look: Look, template: Template, attempt: int = 0) -> Path:
+    """The calibration photo for a set's photo at ``path`` (``calibration/PHOTO[-N].jpg`` in its folder),
+    rendered once."""
+    return _kept(path, "calibration", attempt, lambda: render_calibration(seed, index, look, template, attempt))
 
 
 #: The retake of photo ``index`` (the reader asked for another photo: the board tilted or the light moved) is
