@@ -764,3 +764,18 @@ def test_an_overexposed_photo_is_not_another_board() -> None:
     assert STICKERS_CLIPPED_NOTE in reading.notes
     assert sum(c.label != "?" for c in reading.cells) >= 5  # the rest is glare: the photo is overexposed
     assert _confident_errors(truth, dict(reading.grids)) == 0
+
+
+@pytest.mark.parametrize(("seed", "index"), [(530, 16), (534, 27)])
+def test_another_board_whose_print_is_near_the_calibrations_is_refused(seed: int, index: int) -> None:
+    # Development seeds 530 and 534: photo 16 (a hand over the weapon grids) and photo 27 (dark grids in several
+    # colours), each read with the next photo's calibration, another board. The print measured against the stickers
+    # lay 15-25 Lab units from the calibration's, which is how stickers lit unlike the board look, and the checks that
+    # do not depend on the light passed on a few cells (a hand the colour of a grey print; dark prints whose hues
+    # differ little): both were read with the calibrated print, with 13 and 6 confident errors. Read so, the board
+    # must have many cells like its calibrated print (LIKE_PRINT_SHIFTED); these had 2 to 6 of 39: refused.
+    image, truth = synth2.render_photo(seed, index, synth2.Look(size=(4000, 3000)), load_template())
+    _, _, other = _calibrated_photo(seed, index + 1, (4000, 3000))
+    reading = read_board(image, other)
+    assert reading.retake == UNFAMILIAR_REASON
+    assert _confident_errors(truth, dict(reading.grids)) == 0
