@@ -2958,6 +2958,8 @@ LIKE_PRINT_STRIPS = 4
 #: middles must look like that print: on development seeds 530-534 the two boards of their own calibration read so
 #: had 22 and 18 of 39 cells like it; read with the next photo's calibration (another board), four boards passed the
 #: other checks with 2 to 6, two of them read with confident errors (seed 530, photo 16: 13; seed 534, photo 27: 6).
+#: Not a clean parting: seed 511, photo 0 (overexposed, its own calibration) has 5 and is refused, cells lost but
+#: none wrong.
 LIKE_PRINT_SHIFTED = 10
 
 
