@@ -1744,7 +1744,8 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
     covered_grids = {name for name in not_as_calibrated if _flat_covered(rect, template.grids[name], flat_cells[name])}
     not_as_calibrated = [name for name in not_as_calibrated if name not in covered_grids]
     # (A grid excused as covered weakens the evidence: then only empty cells' middles vouch for the board.)
-    like_print = _cells_like_print(rect, template, {n: bands[n] for n in calibrated if n not in covered_grids})
+    like_print = _cells_like_print(rect, template, {n: bands[n] for n in calibrated if n not in covered_grids},
+                                   max(LIKE_PRINT_MIN, LIKE_PRINT_SHIFTED))
     if calibrated and like_print < LIKE_PRINT_MIN and (
             covered_grids or not _strips_like_print(rect, template, {n: bands[n] for n in calibrated}, loc.pose,
                                                     reaches)):
@@ -2067,6 +2068,8 @@ COVERED_SPARE = 5
 #: The outline as the grid's empty cells show it (up to this many of them): its ink and print, never a cover.
 COVERED_INK_CELLS = 4
 COVERED_REASON = "something larger than a cube covers the cell and its printed outline (a hand?)"
+#: Outline pieces of a cell's colour that make it covered "all round".
+COVERED_ALL_ROUND = 4 * COVERED_PIECES - COVERED_SPARE
 
 
 def _covered(read: _CellsRead, template: Template) -> dict[CellKey, Cell]:
@@ -2078,7 +2081,6 @@ def _covered(read: _CellsRead, template: Template) -> dict[CellKey, Cell]:
     rect, pose, cube = read.rect, read.loc.pose, template.cube_mm
     outlines: dict[str, tuple[F32, npt.NDArray[np.bool_]] | None] = {}
     ink: dict[str, F32 | None] = {}
-    spare = 4 * COVERED_PIECES - COVERED_SPARE
     for key, cell in read.cells.items():
         if cell.label not in ("W", "M", "T", "?") or "ref_r" not in cell.features:
             continue
@@ -2098,7 +2100,7 @@ def _covered(read: _CellsRead, template: Template) -> dict[CellKey, Cell]:
             continue
         pieces, seen = found[0][key[1], key[2]], found[1][key[1], key[2]]
         like = seen & _alike(pieces, top_rgb) & ~_alike(pieces, print_rgb)
-        if int(like.sum()) >= spare:
+        if int(like.sum()) >= COVERED_ALL_ROUND:
             if g.name not in ink:
                 empty = [k for k, c in read.cells.items() if k[0] == g.name and c.label == "."][:COVERED_INK_CELLS]
                 shown = [found[0][r, c][found[1][r, c]] for _, r, c in empty]
@@ -2106,7 +2108,7 @@ def _covered(read: _CellsRead, template: Template) -> dict[CellKey, Cell]:
             grid_ink = ink[g.name]
             like &= ~_alike(pieces, grid_ink) if grid_ink is not None else False
         feats = {**cell.features, "outline_like": float(like.sum())}
-        if int(like.sum()) >= spare:
+        if int(like.sum()) >= COVERED_ALL_ROUND:
             out[key] = replace(cell, label="?", confidence=0.0, reason=COVERED_REASON, features=feats)
         else:
             out[key] = replace(cell, features=feats)
@@ -2127,12 +2129,11 @@ def _flat_covered(rect: _Rectified, grid: Grid, flat: Sequence[_BandSample]) -> 
     found = _grid_outlines(rect, grid)
     if found is None:
         return False
-    (x0, y0), size = grid.origin_mm, grid.cell_mm
     covered = 0
     for s in flat:
-        r, c = int((s.y - y0) // size), int((s.x - x0) // size)
+        r, c = _grid_cell(grid, s.x, s.y)
         pieces, seen = found[0][r, c], found[1][r, c]
-        covered += int((seen & _alike(pieces, s.rgb)).sum()) >= 4 * COVERED_PIECES - COVERED_SPARE
+        covered += int((seen & _alike(pieces, s.rgb)).sum()) >= COVERED_ALL_ROUND
     return 2 * covered > len(flat)
 
 
@@ -2716,11 +2717,16 @@ def _side_pieces(rect: _Rectified, template: Template, key: CellKey, side: Side,
     return out[0], out[1]
 
 
+def _grid_cell(grid: Grid, x: float, y: float) -> tuple[int, int]:
+    """The (row, column) of ``grid`` that board point (x, y) lies in (outside the grid when out of range)."""
+    return (int(math.floor((y - grid.origin_mm[1]) / grid.cell_mm)),
+            int(math.floor((x - grid.origin_mm[0]) / grid.cell_mm)))
+
+
 def _cell_at(template: Template, x: float, y: float) -> CellKey | None:
     """The gear-grid cell containing board point (x, y), if any."""
     for g in template.gear_grids:
-        c = int(math.floor((x - g.origin_mm[0]) / g.cell_mm))
-        r = int(math.floor((y - g.origin_mm[1]) / g.cell_mm))
+        r, c = _grid_cell(g, x, y)
         if 0 <= r < g.rows and 0 <= c < g.cols:
             return (g.name, r, c)
     return None
@@ -2971,9 +2977,11 @@ def _print_like(rgb: F32, samples: Sequence[_BandSample], x: float, y: float) ->
     return off is not None and 1 / OWN_RATIO < off[0] < OWN_RATIO and off[1] <= OWN_CHROMA
 
 
-def _cells_like_print(rect: _Rectified, template: Template, bands: Mapping[str, Sequence[_BandSample]]) -> int:
-    """How many cells' middles look like the print calibration measured for their grid (_print_like). An empty cell
-    of the calibrated board does; on another board (another print around grids like these) none does."""
+def _cells_like_print(rect: _Rectified, template: Template, bands: Mapping[str, Sequence[_BandSample]],
+                      up_to: int) -> int:
+    """How many cells' middles look like the print calibration measured for their grid (_print_like), counted up to
+    ``up_to``. An empty cell of the calibrated board does; on another board (another print around grids like these)
+    none does."""
     like = 0
     for name, samples in bands.items():
         g = template.grids[name]
@@ -2986,6 +2994,8 @@ def _cells_like_print(rect: _Rectified, template: Template, bands: Mapping[str, 
                     continue
                 mean, _, inside = rect.stats(sl)
                 like += bool(inside and _print_like(mean, samples, x, y))
+                if like >= up_to:
+                    return like
     return like
 
 
@@ -3001,7 +3011,7 @@ def _strips_like_print(rect: _Rectified, template: Template, bands: Mapping[str,
         for s in _inner_samples(rect, g, pose, template.cube_mm, reaches.get(name)):
             if _print_like(s.rgb, samples, s.x, s.y):
                 count += 1
-                strips.add((name, int((s.y - g.origin_mm[1]) // g.cell_mm), int((s.x - g.origin_mm[0]) // g.cell_mm)))
+                strips.add((name, *_grid_cell(g, s.x, s.y)))
     return count >= LIKE_PRINT_STRIPS and len(strips) >= LIKE_PRINT_MIN
 
 
