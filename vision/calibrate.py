@@ -111,11 +111,16 @@ def _hue_lines(rect: U8, dark: F64) -> F64:
     (pixels ``dark`` has zeroed stay zero)."""
     out = np.zeros(rect.shape[:2], dtype=np.float64)
     for ch in range(3):
-        plane = rect[:, :, ch].astype(np.float64)
-        background = cv2.GaussianBlur(plane, (0, 0), 3 * PPM)
-        np.maximum(out, np.abs(background - plane) / (background + 1.0), out=out)
+        np.maximum(out, _off_surroundings(rect[:, :, ch].astype(np.float64)), out=out)
     out[dark == 0] = 0.0
     return out
+
+
+def _off_surroundings(plane: F64) -> F64:
+    """How far each pixel is from its surroundings (a blur over a few mm), either way, relative to them: lines may
+    be printed darker or lighter than the cells' fill."""
+    background = cv2.GaussianBlur(plane, (0, 0), 3 * PPM)
+    return np.asarray(np.abs(background - plane) / (background + 1.0), dtype=np.float64)
 
 
 def _fit_grid(dark: F64, grid: Grid, board_mm: tuple[float, float]) -> tuple[Grid, float]:
@@ -193,11 +198,7 @@ def calibrate(image: U8, base: Template, *, photo_name: str = "photo", earlier: 
     s = 1 / PPM
     from_px = np.array([[s, 0, 0.5 * s], [0, s, 0.5 * s], [0, 0, 1]])
     rect = cv2.warpPerspective(image, loc.hom @ from_px, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
-    grey = cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY).astype(np.float64)
-    background = cv2.GaussianBlur(grey, (0, 0), 3 * PPM)
-    # Lines may be printed darker or lighter than the cells' fill: how far each pixel is from its
-    # surroundings, either way.
-    dark = np.abs(background - grey) / (background + 1.0)
+    dark = _off_surroundings(cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY).astype(np.float64))
     hued: F64 | None = None
     # The stickers are the darkest print on the board; keep them out of the line search.
     for i, _ in enumerate(base.markers.ids):
