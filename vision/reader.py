@@ -1772,9 +1772,13 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
     shared = _board_colour(sticker_refs, loc, template, shared_bands) if shared_bands else None
     whites_clipped = any(float(white.max()) >= WHITE_CLIPPED for _, white, _ in sticker_refs)
     light_note = STICKER_LIGHT_NOTE
+    measures_by_grid = {g.name: _board_colour(sticker_refs, loc, template, bands[g.name])
+                        if g.name in own_print or g.name in calibrated else shared for g in grids_}
+    # Calibrated grids whose print, measured against the stickers, is like their calibration's.
+    as_calibrated = {name for name in calibrated if (m := measures_by_grid[name]) is not None
+                     and _weighted(m, _expected_print(template, name), 1.0) <= PRINT_UNLIKE}
     for g in grids_:
-        own = g.name in own_print or g.name in calibrated
-        measured = _board_colour(sticker_refs, loc, template, bands[g.name]) if own else shared
+        measured = measures_by_grid[g.name]
         if g.name in template.unset_grids:
             # Calibration could not set this grid up, and the group chose to read the others (keep_partial).
             labs[g.name] = np.asarray(template.board_lab or DEFAULT_BOARD_LAB, dtype=np.float32)
@@ -1798,6 +1802,11 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
                     and like_print >= LIKE_PRINT_SHIFTED):
                 shifted[g.name] = np.asarray(expected, dtype=np.float32)
                 light_note = STICKERS_CLIPPED_NOTE if overexposed else light_note
+            elif (g.name in calibrated and off > PRINT_UNLIKE and float(measured[0]) < expected[0]
+                  and as_calibrated and like_print >= LIKE_PRINT_SHIFTED):
+                # Darker than calibrated where other grids of the board measure as calibrated, and many cells look
+                # like their print: the board around this grid lies in a shadow (a hand's, out of the photo).
+                unread[g.name] = SHADED_BAND_REASON
             elif off > PRINT_UNLIKE and not notes:
                 notes.append(UNLIKE_NOTE_CALIBRATED if template.board_lab else UNLIKE_NOTE_TEMPLATE)
         elif template.board_lab is not None and g.name not in own_print:
@@ -2117,6 +2126,13 @@ def _covered(read: _CellsRead, template: Template) -> dict[CellKey, Cell]:
 
 COVERED_GRID_REASON = "something larger than a cube covers this grid and its printed lines (a hand?)"
 COVERED_GRID_ADVICE = "take the photo again with every grid in full view"
+#: A calibrated grid whose print measures darker than its calibration (by more than PRINT_UNLIKE) where the board's
+#: other grids measure as calibrated and LIKE_PRINT_SHIFTED cells look like their print: the board around it lies in
+#: a shadow, which the cells cannot be read against (the print's light there is unknown). On development seed 534,
+#: photo 14, a hand's shadow (the hand out of the photo) over the band around the sandals had the whole board refused
+#: as another board.
+SHADED_BAND_REASON = "the board around this grid lies in a shadow (a hand's?), so its print's light is unknown"
+SHADED_BAND_ADVICE = "take the photo again with no shadow across the board"
 
 
 def _flat_covered(rect: _Rectified, grid: Grid, flat: Sequence[_BandSample]) -> bool:
@@ -3204,9 +3220,13 @@ def retake_reason(note: str | None, cells: Sequence[Cell], blur: float, settled:
     if covered:
         reasons.append(f"something covers the {', '.join(covered)} grid{'s' if len(covered) > 1 else ''} "
                        f"(a hand?); {COVERED_GRID_ADVICE}")
+    shaded = list(dict.fromkeys(c.grid for c in cells if c.label == "?" and c.reason == SHADED_BAND_REASON))
+    if shaded:
+        reasons.append(f"the board around the {', '.join(shaded)} grid{'s' if len(shaded) > 1 else ''} lies in a "
+                       f"shadow; {SHADED_BAND_ADVICE}")
     # (A grid not set up with the camera is no matter of this photo either: another photo would not read it.)
     other = [c for c in cells if c.label == "?" and c.reason not in (
-        GLARE_REASON, UNSET_REASON, UNCONFIRMED_REASON, COVERED_GRID_REASON, *settled)]
+        GLARE_REASON, UNSET_REASON, UNCONFIRMED_REASON, COVERED_GRID_REASON, SHADED_BAND_REASON, *settled)]
     if other:
         reasons.append(f"uncertain cells {_cell_names(other)}")
     if reasons and note:
