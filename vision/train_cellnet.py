@@ -35,7 +35,6 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 import cv2
 import numpy as np
@@ -59,24 +58,14 @@ SECOND_SETS: tuple[tuple[str, int, int, tuple[int, int]], ...] = (
     ("train", 502, 100, TRAIN_SIZE), ("train", 503, 100, TRAIN_SIZE), ("train", 505, 100, TRAIN_SIZE),
     ("train", 520, 100, TRAIN_SIZE), ("train", 521, 100, TRAIN_SIZE),
     ("train", 522, 100, TRAIN_SIZE),
-    ("ordinary", 501, 40, (4000, 3000)), ("ordinary", 506, 120, TRAIN_SIZE), ("ordinary", 507, 100, (4000, 3000)),
-    ("overexposed", 540, 100, TRAIN_SIZE), ("overexposed", 541, 100, TRAIN_SIZE))
+    ("ordinary", 501, 40, (4000, 3000)), ("ordinary", 506, 120, TRAIN_SIZE), ("ordinary", 507, 100, (4000, 3000)))
 #: The second network (``cellnet.CHECK_PATH``, ``--check``), whose agreement lets the reader take the first's
 #: answer for cells it would leave '?' (``reader.NET_PAIR_ACCEPT``): the same first-renderer photos, other
 #: second-renderer photos (training seeds the first network never saw), another initialisation. Two networks that
 #: learnt from different photos are rarely sure of the same wrong answer.
 CHECK_SECOND_SETS: tuple[tuple[str, int, int, tuple[int, int]], ...] = tuple(
-    ("train", seed, 100, TRAIN_SIZE) for seed in (523, 524, 525, 526, 527)) + (
-    ("overexposed", 542, 100, TRAIN_SIZE), ("overexposed", 543, 100, TRAIN_SIZE))
+    ("train", seed, 100, TRAIN_SIZE) for seed in (523, 524, 525, 526, 527))
 CHECK_SEED = 1
-#: ``--fine-tune``: the shipped network trained on from where it is, on its photos of glare (the "overexposed" sets:
-#: pale prints and cubes' tops the automatic exposure clipped, which the ordinary sets show on about one photo in
-#: eight) with one ordinary set of its own and the first renderer's, so that it keeps what it knew.
-FINE_TUNE_SETS: tuple[tuple[str, int, int, tuple[int, int]], ...] = (
-    ("train", 502, 100, TRAIN_SIZE), ("overexposed", 540, 100, TRAIN_SIZE), ("overexposed", 541, 100, TRAIN_SIZE))
-CHECK_FINE_TUNE_SETS: tuple[tuple[str, int, int, tuple[int, int]], ...] = (
-    ("train", 523, 100, TRAIN_SIZE), ("overexposed", 542, 100, TRAIN_SIZE), ("overexposed", 543, 100, TRAIN_SIZE))
-FINE_TUNE_EPOCHS = 6
 #: The network: the patch averaged over PRE_POOL x PRE_POOL pixels, then 3x3 convolutions of these widths,
 #: each followed by 2x2 max pooling (a quarter of the arithmetic of four layers on the full patch: the
 #: reader shows it every undecided cell, and a photo must read in well under 150 ms).
@@ -158,7 +147,7 @@ def dataset(template: Template, size: tuple[int, int] = TRAIN_SIZE, folders: Seq
         assert seed != synth2.TEST_SEED, "the second renderer's test seed is never trained on"
         look = synth2.Look(size=own_size)
         folder = synth2.set_folder(root, kind, seed, look)
-        paths = synth2.photo_set(folder, count, seed, look, template=template, overexposed=kind == "overexposed")
+        paths = synth2.photo_set(folder, count, seed, look, template=template)
         parts.append({**_cached(folder / f"cells-calibrated-{count}.npz",
                                 lambda p=paths, s=seed, lk=look: extract(p, calibrated(p, s, lk, template))),
                       "renderer": np.ones(1, dtype=np.int64)})
@@ -208,53 +197,7 @@ def _clip_log(planes: np.ndarray, bounds: tuple[float, float]) -> None:
     np.clip(planes, float(np.log2(bounds[0])), float(np.log2(bounds[1])), out=planes)
 
 
-def _model(batch_norm: bool = True) -> object:
-    """The network in PyTorch (``batch_norm``: after each convolution, as trained from scratch; a network loaded
-    from a weights file has it folded into its convolutions)."""
-    from torch import nn
-
-    layers: list[nn.Module] = [nn.AvgPool2d(PRE_POOL)] if PRE_POOL > 1 else []
-    cin = cellnet.CHANNELS
-    for w in WIDTHS:
-        layers += [nn.Conv2d(cin, w, 3, padding=1), *([nn.BatchNorm2d(w)] if batch_norm else []), nn.ReLU(),
-                   nn.MaxPool2d(2)]
-        cin = w
-    side = cellnet.PATCH_PX // PRE_POOL // 2 ** len(WIDTHS)
-    layers += [nn.Flatten(), nn.Dropout(0.2), nn.Linear(cin * side * side, 96), nn.ReLU(),
-               nn.Linear(96, len(cellnet.LABELS))]
-    return nn.Sequential(*layers)
-
-
-def _load(path: Path) -> object:
-    """A network written by ``_export`` (batch norm folded), as a PyTorch model to train on from where it is."""
-    import torch
-    from torch import nn
-
-    model = _model(batch_norm=False)
-    with np.load(path) as arrays:
-        if int(arrays["pre_pool"][0]) != PRE_POOL:
-            raise SystemExit(f"{path} was trained with another pre-pooling than PRE_POOL {PRE_POOL}")
-        convs = [m for m in model if isinstance(m, nn.Conv2d)]  # type: ignore[attr-defined]
-        fcs = [m for m in model if isinstance(m, nn.Linear)]  # type: ignore[attr-defined]
-        with torch.no_grad():
-            for prefix, mods in (("conv", convs), ("fc", fcs)):
-                for i, m in enumerate(mods):
-                    w, b = arrays[f"{prefix}{i}.w"], arrays[f"{prefix}{i}.b"]
-                    if tuple(w.shape) != tuple(m.weight.shape):
-                        raise SystemExit(f"{path}: {prefix}{i} has the shape {w.shape}, "
-                                         f"not WIDTHS' {tuple(m.weight.shape)}")
-                    m.weight.copy_(torch.from_numpy(w))
-                    m.bias.copy_(torch.from_numpy(b))
-    return model
-
-
-#: Fine-tuning (``--fine-tune``) starts from the shipped weights at this fraction of the learning rate.
-FINE_TUNE_LR = 0.1
-
-
-def train(data: dict[str, np.ndarray], epochs: int, out_path: Path, seed: int = 0, start: Path | None = None
-          ) -> None:
-    """Trains from scratch, or (``start``) on from a weights file's network at FINE_TUNE_LR of the rate."""
+def train(data: dict[str, np.ndarray], epochs: int, out_path: Path, seed: int = 0) -> None:
     import torch
     from torch import nn
 
@@ -269,13 +212,18 @@ def train(data: dict[str, np.ndarray], epochs: int, out_path: Path, seed: int = 
     print(f"cells: {len(tr)} training ({int(hard[tr].sum())} undecided by the rules), {len(va)} held out "
           f"({int(hard[va].sum())} undecided)", flush=True)
 
-    model: Any = _model() if start is None else _load(start)
-    rate = 1.0 if start is None else FINE_TUNE_LR
-    if start is not None:
-        print(f"fine-tuning {start}: held out before, {_report(_predict(model, x[va]), y[va], hard[va])}", flush=True)
-    opt = torch.optim.AdamW(model.parameters(), lr=2e-3 * rate, weight_decay=1e-4)
+    layers: list[nn.Module] = [nn.AvgPool2d(PRE_POOL)] if PRE_POOL > 1 else []
+    cin = cellnet.CHANNELS
+    for w in WIDTHS:
+        layers += [nn.Conv2d(cin, w, 3, padding=1), nn.BatchNorm2d(w), nn.ReLU(), nn.MaxPool2d(2)]
+        cin = w
+    side = cellnet.PATCH_PX // PRE_POOL // 2 ** len(WIDTHS)
+    layers += [nn.Flatten(), nn.Dropout(0.2), nn.Linear(cin * side * side, 96), nn.ReLU(),
+               nn.Linear(96, len(cellnet.LABELS))]
+    model = nn.Sequential(*layers)
+    opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
     steps_per_epoch = (len(tr) + 127) // 128
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3 * rate, total_steps=epochs * steps_per_epoch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=epochs * steps_per_epoch)
     weights = torch.tensor(np.where(hard, HARD_WEIGHT, 1.0), dtype=torch.float32)
     for epoch in range(epochs):
         model.train()
@@ -334,11 +282,10 @@ def _export(model: object, path: Path) -> None:
     conv_i = fc_i = 0
     for i, m in enumerate(mods):
         if isinstance(m, nn.Conv2d):
-            w, b = m.weight.detach().numpy(), m.bias.detach().numpy()
-            if isinstance(bn := mods[i + 1], nn.BatchNorm2d):  # (none in a network loaded folded, _load)
-                scale = (bn.weight / (bn.running_var + bn.eps).sqrt()).detach().numpy()
-                w = w * scale[:, None, None, None]
-                b = (b - bn.running_mean.numpy()) * scale + bn.bias.detach().numpy()
+            bn = mods[i + 1]
+            scale = (bn.weight / (bn.running_var + bn.eps).sqrt()).detach().numpy()
+            w = m.weight.detach().numpy() * scale[:, None, None, None]
+            b = (m.bias.detach().numpy() - bn.running_mean.numpy()) * scale + bn.bias.detach().numpy()
             arrays[f"conv{conv_i}.w"], arrays[f"conv{conv_i}.b"] = w.astype(np.float32), b.astype(np.float32)
             conv_i += 1
         elif isinstance(m, nn.Linear):
@@ -351,27 +298,20 @@ def _export(model: object, path: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--epochs", type=int, help=f"default 16 ({FINE_TUNE_EPOCHS} with --fine-tune)")
+    ap.add_argument("--epochs", type=int, default=16)
     ap.add_argument("--out", type=Path, help=f"default {cellnet.MODEL_PATH} ({cellnet.CHECK_PATH} with --check)")
     ap.add_argument("--check", action="store_true",
                     help="train the second network, which checks the first's answers (other photos, other seed)")
-    ap.add_argument("--fine-tune", action="store_true",
-                    help="train the shipped network (with --check, the second) on from where it is, on FINE_TUNE_SETS "
-                         "(its glare photos, one ordinary set, the first renderer's), at FINE_TUNE_LR of the rate")
     ap.add_argument("--data-only", action="store_true", help="render and extract the training cells, no training")
     ap.add_argument("--labelled", type=Path, action="append", default=[], metavar="FOLDER",
                     help="also train on a folder of labelled photos (vision.examples; may be repeated)")
     args = ap.parse_args(argv)
     template = load_template()
-    sets = ((CHECK_FINE_TUNE_SETS if args.check else FINE_TUNE_SETS) if args.fine_tune
-            else CHECK_SECOND_SETS if args.check else SECOND_SETS)
-    data = dataset(template, folders=args.labelled, second_sets=sets)
+    data = dataset(template, folders=args.labelled, second_sets=CHECK_SECOND_SETS if args.check else SECOND_SETS)
     if args.data_only:
         return 0
-    shipped = cellnet.CHECK_PATH if args.check else cellnet.MODEL_PATH
-    out = args.out or shipped
-    epochs = args.epochs or (FINE_TUNE_EPOCHS if args.fine_tune else 16)
-    train(data, epochs, out, seed=CHECK_SEED if args.check else 0, start=shipped if args.fine_tune else None)
+    out = args.out or (cellnet.CHECK_PATH if args.check else cellnet.MODEL_PATH)
+    train(data, args.epochs, out, seed=CHECK_SEED if args.check else 0)
     return 0
 
 
