@@ -2985,10 +2985,18 @@ LIKE_PRINT_STRIPS = 4
 LIKE_PRINT_SHIFTED = 10
 
 
-def _print_like(rgb: F32, samples: Sequence[_BandSample], x: float, y: float) -> bool:
+def _print_like(rgb: F32, samples: Sequence[_BandSample], x: float, y: float, pale: bool = False) -> bool:
     """Whether a colour seen at board mm (x, y) looks like the calibrated print there (against the calibrated print's
-    light right there, _local_reference of ``samples``: within OWN_RATIO and OWN_CHROMA, at DEEP_FLOOR)."""
+    light right there, _local_reference of ``samples``: within OWN_RATIO and OWN_CHROMA, at DEEP_FLOOR). On a
+    ``pale`` grid (Template.clipped_print: calibration saw its print clipped white, so its light there is a floor)
+    a channel clipped here too, at or above that floor, says only "at least this" and is no evidence either way:
+    it is compared as the floor, the others as they are (not where every channel is clipped: no evidence at all)."""
     ref = _local_reference(samples, x, y)
+    if pale and ref is not None:
+        floored = (rgb >= WHITE_CLIPPED) & (ref[0] <= rgb)
+        if np.all(floored):
+            return False
+        rgb = np.where(floored, ref[0], rgb).astype(np.float32)
     off = _print_offset(rgb, ref[0], DEEP_FLOOR) if ref is not None else None
     return off is not None and 1 / OWN_RATIO < off[0] < OWN_RATIO and off[1] <= OWN_CHROMA
 
@@ -3009,7 +3017,7 @@ def _cells_like_print(rect: _Rectified, template: Template, bands: Mapping[str, 
                 if sl is None:
                     continue
                 mean, _, inside = rect.stats(sl)
-                like += bool(inside and _print_like(mean, samples, x, y))
+                like += bool(inside and _print_like(mean, samples, x, y, name in template.clipped_print))
                 if like >= up_to:
                     return like
     return like
@@ -3025,7 +3033,7 @@ def _strips_like_print(rect: _Rectified, template: Template, bands: Mapping[str,
     for name, samples in bands.items():
         g = template.grids[name]
         for s in _inner_samples(rect, g, pose, template.cube_mm, reaches.get(name)):
-            if _print_like(s.rgb, samples, s.x, s.y):
+            if _print_like(s.rgb, samples, s.x, s.y, name in template.clipped_print):
                 count += 1
                 strips.add((name, *_grid_cell(g, s.x, s.y)))
     return count >= LIKE_PRINT_STRIPS and len(strips) >= LIKE_PRINT_MIN
