@@ -1477,8 +1477,8 @@ GLARE_WHITE_MAX = 0.2
 #: read three teeth clipped white on such a print empty, at 0.996-0.998 and 0.98-0.995: a top clipped white on a
 #: print clipped white is the print or a tooth, which colour cannot tell. Now such a top is read only where the
 #: rules read it empty, or geometry finds the cell flat (_flat_on_pale: the three teeth measured 0.23-0.79 against
-#: PALE_FLAT_EDGES 0.1; 38 of 50 empty cells the network read so on seed 509, photos 49 and 94, and seed 535, photo
-#: 12, measured 0.1 or less).
+#: PALE_FLAT_EDGES 0.1; of the 53 empty cells with such tops the network found empty at 0.995 or more on seed 509,
+#: photos 49 and 94, and seed 535, photo 12, 43 measured 0.1 or less).
 GLARE_PALE_ACCEPT = 0.995
 
 #: On calibrated grids the network's answer for a cell outside glare stands at this probability or above:
