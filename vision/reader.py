@@ -1780,9 +1780,10 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
     light_note = STICKER_LIGHT_NOTE
     measures_by_grid = {g.name: _board_colour(sticker_refs, loc, template, bands[g.name])
                         if g.name in own_print or g.name in calibrated else shared for g in grids_}
-    # Calibrated grids whose print, measured against the stickers, is like their calibration's.
-    as_calibrated = {name for name in calibrated if (m := measures_by_grid[name]) is not None
-                     and _weighted(m, _expected_print(template, name), 1.0) <= PRINT_UNLIKE}
+    # How far each grid's print, measured against the stickers, lies from the template's or calibration's.
+    offs = {name: _weighted(m, _expected_print(template, name), 1.0)
+            for name, m in measures_by_grid.items() if m is not None}
+    as_calibrated = {name for name in calibrated if name in offs and offs[name] <= PRINT_UNLIKE}
     for g in grids_:
         measured = measures_by_grid[g.name]
         if g.name in template.unset_grids:
@@ -1797,7 +1798,7 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
         elif measured is not None:
             labs[g.name] = measured
             expected = _expected_print(template, g.name)
-            off = _weighted(measured, expected, 1.0)
+            off = offs[g.name]
             # Against stickers whose white is clipped the print measures lighter than it is (the paper's white is
             # more than the photo shows): lighter than expected, but like it otherwise, is no sign of another print.
             overexposed = (whites_clipped and expected[0] < float(measured[0]) <= expected[0] + OVEREXPOSED_L_MAX
@@ -3227,6 +3228,13 @@ def _cell_names(cells: Sequence[Cell]) -> str:
     return ", ".join(f"{c.grid}[{c.row}][{c.col}]" for c in cells)
 
 
+def _grids_left(cells: Sequence[Cell], reason: str) -> str:
+    """The grids whose cells a reason of a whole grid left '?', for the advice ("the helmet, sandals grids"); empty
+    for none."""
+    grids = list(dict.fromkeys(c.grid for c in cells if c.label == "?" and c.reason == reason))
+    return f"the {', '.join(grids)} grid{'s' if len(grids) > 1 else ''}" if grids else ""
+
+
 def retake_reason(note: str | None, cells: Sequence[Cell], blur: float, settled: Sequence[str] = ()) -> str | None:
     """Why the group should take another photo (None: no need): the board is not set up, the photo is too
     blurry (``blur`` mm), glare or doubt on cells; ``note`` (how the board was found) leads when there is one.
@@ -3245,14 +3253,10 @@ def retake_reason(note: str | None, cells: Sequence[Cell], blur: float, settled:
     unconfirmed = [c for c in cells if c.label == "?" and c.reason == UNCONFIRMED_REASON]
     if unconfirmed:
         reasons.append(f"cells {_cell_names(unconfirmed)} {CONFIRM_ADVICE}")
-    covered = list(dict.fromkeys(c.grid for c in cells if c.label == "?" and c.reason == COVERED_GRID_REASON))
-    if covered:
-        reasons.append(f"something covers the {', '.join(covered)} grid{'s' if len(covered) > 1 else ''} "
-                       f"(a hand?); {COVERED_GRID_ADVICE}")
-    shaded = list(dict.fromkeys(c.grid for c in cells if c.label == "?" and c.reason == SHADED_BAND_REASON))
-    if shaded:
-        reasons.append(f"the board around the {', '.join(shaded)} grid{'s' if len(shaded) > 1 else ''} lies in a "
-                       f"shadow; {SHADED_BAND_ADVICE}")
+    if covered := _grids_left(cells, COVERED_GRID_REASON):
+        reasons.append(f"something covers {covered} (a hand?); {COVERED_GRID_ADVICE}")
+    if shaded := _grids_left(cells, SHADED_BAND_REASON):
+        reasons.append(f"the board around {shaded} lies in a shadow; {SHADED_BAND_ADVICE}")
     # (A grid not set up with the camera is no matter of this photo either: another photo would not read it.)
     other = [c for c in cells if c.label == "?" and c.reason not in (
         GLARE_REASON, UNSET_REASON, UNCONFIRMED_REASON, COVERED_GRID_REASON, SHADED_BAND_REASON, *settled)]
