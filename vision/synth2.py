@@ -690,10 +690,10 @@ def _photo_gear(photo_seed: int, look: Look, template: Template) -> dict[str, li
     return _random_gear(rng, template, float(rng.uniform(*look.fill)))
 
 
-def render_photo(seed: int, index: int, look: Look, template: Template, stops: int = 0
+def render_photo(seed: int, index: int, look: Look, template: Template, stops: float = 0
                  ) -> tuple[U8, dict[str, Any]]:
     """Photo ``index`` of a set (``stops``: taken again from where it was, the exposure slid down this many stops,
-    EXPOSURE_STEP each, as a group does when the reader's advice for glare says so)."""
+    EXPOSURE_STEP each, as a group does when the reader's advice for glare says so; below 0, slid up)."""
     photo_seed = seed * 10_007 + index
     return render(template, _photo_gear(photo_seed, look, template), seed=photo_seed, look=look,
                   exposure=EXPOSURE_STEP**stops)
@@ -783,8 +783,16 @@ def set_folder(root: Path, name: str, seed: int, look: Look) -> Path:
     return root / f"r2-{name}-seed{seed}-{w}x{h}-{hashlib.sha256(key).hexdigest()[:10]}"
 
 
-def photo_set(folder: Path, count: int, seed: int, look: Look, template: Template | None = None) -> list[Path]:
-    """Paths of a set's photos (JPEG as the camera wrote it, plus a ``.json`` label), rendering missing ones."""
+#: An overexposed set's photos (``photo_set(..., overexposed=True)``, for training the cell network on glare) are
+#: taken this many stops over the automatic exposure, drawn per photo: a camera fooled by a dark table or a lamp.
+OVEREXPOSED_STOPS = (0.5, 1.5)
+
+
+def photo_set(folder: Path, count: int, seed: int, look: Look, template: Template | None = None,
+              overexposed: bool = False) -> list[Path]:
+    """Paths of a set's photos (JPEG as the camera wrote it, plus a ``.json`` label), rendering missing ones
+    (``overexposed``: each photo OVEREXPOSED_STOPS over the automatic exposure; keep such sets in their own
+    folder)."""
     folder.mkdir(parents=True, exist_ok=True)
     template = template or load_template()
     paths = []
@@ -793,7 +801,8 @@ def photo_set(folder: Path, count: int, seed: int, look: Look, template: Templat
         paths.append(path)
         if path.exists() and path.with_suffix(".json").exists():
             continue
-        img, labels = render_photo(seed, i, look, template)
+        over = float(np.random.default_rng([seed, i, 7]).uniform(*OVEREXPOSED_STOPS)) if overexposed else 0.0
+        img, labels = render_photo(seed, i, look, template, stops=-over)
         # The JPEG is already the camera's: store it losslessly (PNG would be 30 MB; re-encode at 98).
         cv2.imwrite(str(path), img, [cv2.IMWRITE_JPEG_QUALITY, 98])
         path.with_suffix(".json").write_text(json.dumps(labels, indent=1), encoding="utf-8")
