@@ -4,6 +4,7 @@ Never confidently wrong there: refusing, with the reason, is the right answer.""
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 from typing import Any
@@ -174,6 +175,7 @@ def test_a_shaded_empty_reading_that_differs_in_hue_is_cross_checked() -> None:
     assert rules.label == "." and rules.confidence >= 0.9  # what the rules alone say: why the check is needed
 
 
+@functools.cache
 def _first_net_before() -> cellnet.CellNet:
     """The first cell network as shipped before it was trained on overexposed photos (sixteenth session), kept for
     the tests of the guards it met: those guards are for a network that is sure and wrong, and on these photos this
@@ -312,7 +314,6 @@ def test_a_glare_cell_whose_top_is_clipped_white_is_not_read_by_the_network() ->
     # every channel. The rules, reading past the glare, cannot tell weapon_left[1][2]; the network takes the
     # white top for wood (at p >= GLARE_ALONE_ACCEPT before it was trained on overexposed photos, 0.986 since). A
     # top with no colour left says nothing of its material: '?'.
-    from vision import cellnet
     from vision.reader import GLARE_RULES, GLARE_WHITE_MAX
 
     image, truth, fitted = _calibrated_photo(510, 81, (4000, 3000))
