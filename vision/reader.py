@@ -1309,8 +1309,8 @@ def _calibrated_doubts(label: str, conf: float, reason: str, feats: Mapping[str,
     a tooth with confidence 1.0: its red was extrapolated from a print with almost none), and an empty reading
     darker than the print's light on a print of wood's colour (a shaded wood cube on a wood-coloured print read
     empty, the network agreeing at 0.99). Both become '?', with reasons the first network alone may not override;
-    both networks together may (PAIR_REASONS). Where the stickers' patches give the light, a tooth on the deep
-    print is vouched for by them instead (_tooth_in_sticker_light, in the caller)."""
+    both networks together may (PAIR_REASONS). Where the stickers' patches give the light, they may vouch for a
+    tooth on the deep print instead (_tooth_in_sticker_light, in the caller)."""
     if label == "T" and float(ref.min()) < DEEP_PRINT * float(ref.max()):
         return "?", min(conf, 0.3), DEEP_PRINT_REASON
     if label == "." and feats.get("shaded_empty") and _wood_print(board_lab):
@@ -1934,10 +1934,13 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
                         feats["metal_grey"] = 1.0
                 if g.name in calibrated:
                     label, conf, reason = _calibrated_doubts(label, conf, reason, feats, found[0], board_lab)
-                    # A tooth the deep print cannot vouch for may still be one by the stickers' light (development
-                    # seeds 530-538: 43 teeth read, none wrong; seed 510 photo 43's pale wood stays '?').
-                    if (reason == DEEP_PRINT_REASON and sticker is not None
-                            and _tooth_in_sticker_light(m, sticker, board_rgb, feats)):
+                    # A tooth the deep print cannot vouch for may still be one by the stickers' light, where that
+                    # light is measured (no sticker's white clipped) and the board is lit as the stickers are (not
+                    # shifted). Read so, it is a rules' reading like the other material signs: the network's
+                    # cross-check still asks for agreement. (Development seeds 530-538: 42 teeth read, none wrong;
+                    # seed 510 photo 43's pale wood stays '?'.)
+                    if (reason == DEEP_PRINT_REASON and sticker is not None and not whites_clipped
+                            and g.name not in shifted and _tooth_in_sticker_light(m, sticker, board_rgb, feats)):
                         label, conf, reason = "T", MATERIAL_SIGN_CONFIDENCE, ""
                         feats["tooth_sticker"] = 1.0
                 feats["u_top"] = m.uneven_top

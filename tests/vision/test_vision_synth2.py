@@ -558,8 +558,11 @@ def test_two_networks_that_agree_decide_cells_the_first_alone_may_not() -> None:
 
 @functools.cache
 def _deep_blue_photo() -> tuple[np.ndarray, dict[str, Any], Template]:
-    """Development seed 510, photo 43 at 12 MP: weapon_left and weapon_right printed deep blue (almost no red)."""
-    return _calibrated_photo(510, 43, (4000, 3000))
+    """Development seed 510, photo 43 at 12 MP: its grids printed deep blue (almost no red). Read-only: the tests
+    that share it must not change it."""
+    image, truth, fitted = _calibrated_photo(510, 43, (4000, 3000))
+    image.flags.writeable = False
+    return image, truth, fitted
 
 
 def test_teeth_on_a_deep_print_are_read_by_the_stickers_light_and_pale_wood_is_not() -> None:
