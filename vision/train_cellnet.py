@@ -51,7 +51,7 @@ FIRST_SEEDS = ((7001, 300),)
 #: Training photos are rendered at this size (cheaper than 12 MP; the reader rectifies both to a few px/mm).
 TRAIN_SIZE = (2000, 1500)
 #: (set, seed, photos, size) of the second renderer: never synth2.TEST_SEED, and never the development seeds the
-#: network's answers are checked on (508-515 and 530-538, ``benchmarks/vision.py --renderer second --seed S
+#: network's answers are checked on (508-515 and 530-539, ``benchmarks/vision.py --renderer second --seed S
 #: --calibrated``).
 #: "train" sets are rendered for training only; "ordinary" ones are the benchmark's recipe on development seeds
 #: the rules were tuned on; "overexposed" ones are taken synth2.OVEREXPOSED_STOPS over the automatic exposure (glare:
