@@ -1259,11 +1259,19 @@ TOOTH_PRINT_L = 80.0
 def _tooth_by_lightness(measure: _Measure, refs: Sequence[F32], board_lab: F32, board_rgb: F32,
                         feats: Mapping[str, float]) -> bool:
     """Whether a cell the rules found occupied but of unclear material is a tooth by its light, near-grey top."""
-    if feats.get("r_top", 0.0) < TOOTH_SHADE:
-        return False
     print_grey = math.hypot(float(board_lab[1]), float(board_lab[2])) <= TOOTH_CHROMA_MAX
     if float(board_lab[0]) >= TOOTH_PRINT_L and print_grey:
         return False  # a white print: its light cannot tell a tooth from the print
+    return _tooth_top(measure, refs, board_rgb, feats)
+
+
+def _tooth_top(measure: _Measure, refs: Sequence[F32], board_rgb: F32, feats: Mapping[str, float]) -> bool:
+    """Whether a top is a tooth's under every light in ``refs``: not shaded (TOOTH_SHADE), at least TOOTH_L_MIN
+    light and at most TOOTH_CHROMA_MAX in chroma. (_tooth_by_lightness; and a tooth on a print deep in one colour,
+    DEEP_PRINT, in the stickers' light alone: their white patches give the light's colour in every channel, where
+    the deep print gives almost nothing in one, and pale wood is yellow to orange in any light near white.)"""
+    if feats.get("r_top", 0.0) < TOOTH_SHADE:
+        return False
     return _top_holds(measure, refs, board_rgb, feats,
                       lambda lum, a, b: lum >= TOOTH_L_MIN and math.hypot(a, b) <= TOOTH_CHROMA_MAX)
 
@@ -1310,23 +1318,12 @@ def _calibrated_doubts(label: str, conf: float, reason: str, feats: Mapping[str,
     darker than the print's light on a print of wood's colour (a shaded wood cube on a wood-coloured print read
     empty, the network agreeing at 0.99). Both become '?', with reasons the first network alone may not override;
     both networks together may (PAIR_REASONS). Where the stickers' patches give the light, they may vouch for a
-    tooth on the deep print instead (_tooth_in_sticker_light, in the caller)."""
+    tooth on the deep print instead (_tooth_top in their light, in the caller)."""
     if label == "T" and float(ref.min()) < DEEP_PRINT * float(ref.max()):
         return "?", min(conf, 0.3), DEEP_PRINT_REASON
     if label == "." and feats.get("shaded_empty") and _wood_print(board_lab):
         return "?", min(conf, 0.3), WOOD_PRINT_SHADE_REASON
     return label, conf, reason
-
-
-def _tooth_in_sticker_light(measure: _Measure, sticker: F32, board_rgb: F32, feats: Mapping[str, float]) -> bool:
-    """Whether a top the rules read as a tooth on a print deep in one colour (DEEP_PRINT) is a tooth in the
-    stickers' light too: as light and as grey there as _tooth_by_lightness asks (TOOTH_L_MIN, TOOTH_CHROMA_MAX,
-    not shaded). The stickers' white patches give the light's colour in every channel, where the deep print gives
-    almost nothing in one; pale wood is yellow to orange in any light that is near white."""
-    if feats.get("r_top", 0.0) < TOOTH_SHADE:
-        return False
-    return _top_holds(measure, [sticker], board_rgb, feats,
-                      lambda lum, a, b: lum >= TOOTH_L_MIN and math.hypot(a, b) <= TOOTH_CHROMA_MAX)
 
 
 def _wood_print(board_lab: F32) -> bool:
@@ -1940,7 +1937,7 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
                     # cross-check still asks for agreement. (Development seeds 530-538: 42 teeth read, none wrong;
                     # seed 510 photo 43's pale wood stays '?'.)
                     if (reason == DEEP_PRINT_REASON and sticker is not None and not whites_clipped
-                            and g.name not in shifted and _tooth_in_sticker_light(m, sticker, board_rgb, feats)):
+                            and g.name not in shifted and _tooth_top(m, [sticker], board_rgb, feats)):
                         label, conf, reason = "T", MATERIAL_SIGN_CONFIDENCE, ""
                         feats["tooth_sticker"] = 1.0
                 feats["u_top"] = m.uneven_top
@@ -2297,9 +2294,15 @@ def _edges_second_look(before: Mapping[CellKey, Cell], vetoed: dict[CellKey, Cel
         sure.update({k: float(p[empty]) for k, p in zip(ask, probs, strict=True)})
     standing = [k for k in keys if sure[k] >= cellnet.ACCEPT]
     checked: dict[CellKey, float] = {}
-    if check is not None and standing:
-        probs = check.probabilities(cell_patches(read, template, standing), views=cellnet.VIEWS)
-        checked = {k: float(p[empty]) for k, p in zip(standing, probs, strict=True)}
+    if check is not None:
+        # Where the second network already gave its word on the network's empty (_confirmed, _paired,
+        # _flat_on_pale: its probability of the network's label, on the same patch), that word is reused.
+        checked = {k: before[k].features["check_p"] for k in standing if "check_p" in before[k].features
+                   and int(before[k].features["net_best"]) == empty}
+        unasked = [k for k in standing if k not in checked]
+        if unasked:
+            probs = check.probabilities(cell_patches(read, template, unasked), views=cellnet.VIEWS)
+            checked.update({k: float(p[empty]) for k, p in zip(unasked, probs, strict=True)})
     out = dict(vetoed)
     for key in standing:
         feats = {**before[key].features, **vetoed[key].features, "net_p": sure[key], "net_best": float(empty)}
