@@ -1383,6 +1383,8 @@ def read_board(image: U8, template: Template, *, cube_lab: Mapping[str, Sequence
     cells_by_key = (_second_look(read, template, model, familiar=net_decides, check=pair)
                     if model is not None else read.cells)
     if model is not None:
+        if pair is not None:
+            cells_by_key = _photo_colours(cells_by_key, read, template, pair, net_decides)
         cells_by_key = _flat_on_pale(cells_by_key, read, template, pair)
     vetoed = _ring_veto(cells_by_key, read, template)
     cells_by_key = (_edges_second_look(cells_by_key, vetoed, read, template, model, pair) if model is not None
@@ -1696,6 +1698,60 @@ def _rules_lead(cell: Cell) -> bool:
     f = cell.features
     return (cell.reason == DISAGREE_REASON and "rules_read" in f and f.get("net_best") == f["rules_read"]
             and f.get("net_p", 0.0) >= DISAGREE_BELOW)
+
+
+#: The cubes of a photo's own colours (_photo_colours): a material's colour there is the median top of the cells read
+#: as it at PHOTO_COLOUR_CONF or more without doubt, where at least PHOTO_COLOUR_CUBES were; a cell the rules left
+#: with its colour unclear is read as the nearest of at least two such colours, within PHOTO_COLOUR_MAX (CIE Lab,
+#: lightness weighted MATERIAL_L_WEIGHT) and nearer by PHOTO_COLOUR_MARGIN than the next.
+PHOTO_COLOUR_CONF = 0.9
+PHOTO_COLOUR_CUBES = 2
+PHOTO_COLOUR_MAX = 8.0
+PHOTO_COLOUR_MARGIN = 5.0
+
+
+def _photo_colours(cells: Mapping[CellKey, Cell], read: _CellsRead, template: Template, check: CellNet,
+                   familiar: Callable[[CellKey], bool]) -> dict[CellKey, Cell]:
+    """Cells of calibrated grids the rules left '?' with the cube's colour unclear, read against the colours the
+    photo's own cubes show: the camera's tone curve and white balance and the light's colour move every cube's top
+    alike, so the tops the rules read surely elsewhere in the photo are better references than the colours the
+    rules were tuned with. A cell whose top lies near one material's colour in this photo and clearly nearer it
+    than any other's (PHOTO_COLOUR_MAX, PHOTO_COLOUR_MARGIN) takes that material where the first network's
+    likeliest label is the same and the second gives it RULES_LEAD_CHECK or more, as where the rules lead
+    (_paired): the confidence the lower of the two networks'."""
+    tops: dict[str, list[tuple[float, float, float]]] = {m: [] for m in "WMT"}
+    for cell in cells.values():
+        f = cell.features
+        if cell.label in tops and not cell.reason and cell.confidence >= PHOTO_COLOUR_CONF and "L" in f:
+            tops[cell.label].append((f["L"], f["a"], f["b"]))
+    colours = {m: np.median(np.array(v), axis=0) for m, v in tops.items() if len(v) >= PHOTO_COLOUR_CUBES}
+    if len(colours) < 2:
+        return dict(cells)
+    ask: dict[CellKey, str] = {}
+    for key, cell in cells.items():
+        f = cell.features
+        if not (cell.label == "?" and cell.reason == "cube colour unclear" and key[0] in read.calibrated
+                and familiar(key) and "L" in f and "net_best" in f):
+            continue
+        ranked = sorted((_weighted((f["L"], f["a"], f["b"]), ref, MATERIAL_L_WEIGHT), m) for m, ref in colours.items())
+        (d1, best), (d2, _) = ranked[0], ranked[1]
+        if (d1 <= PHOTO_COLOUR_MAX and d2 - d1 >= PHOTO_COLOUR_MARGIN
+                and cellnet.LABELS[int(f["net_best"])] == best and f["net_p"] >= DISAGREE_BELOW):
+            ask[key] = best
+    out = dict(cells)
+    if not ask:
+        return out
+    keys = list(ask)
+    for key, p in zip(keys, check.probabilities(cell_patches(read, template, keys), views=cellnet.VIEWS), strict=True):
+        cell = out[key]
+        agree = float(p[cellnet.LABELS.index(ask[key])])
+        feats = {**cell.features, "check_p": agree, "photo_colour": 1.0}
+        if agree >= RULES_LEAD_CHECK:
+            out[key] = replace(cell, label=ask[key], confidence=min(agree, cell.features["net_p"]), reason="",
+                               features=feats)
+        else:
+            out[key] = replace(cell, features=feats)
+    return out
 
 
 def _paired(cells: Mapping[CellKey, Cell], read: _CellsRead, template: Template, model: CellNet, check: CellNet,
