@@ -1701,34 +1701,24 @@ def _rules_lead(cell: Cell) -> bool:
 
 
 #: The cubes of a photo's own colours (_photo_colours): a material's colour there is the median top of the cells read
-#: as it at PHOTO_COLOUR_CONF or more without doubt, where at least PHOTO_COLOUR_CUBES were; a cell's top is of the
-#: nearest of at least two such colours if within PHOTO_COLOUR_MAX of it (CIE Lab, lightness weighted
-#: MATERIAL_L_WEIGHT) and nearer by PHOTO_COLOUR_MARGIN than to the next. Development seeds 530-535 (12 MP,
-#: calibrated, 14,040 cells): 45 cells more (18 of the colour unclear, 27 the networks disputed), none wrong.
+#: as it at PHOTO_COLOUR_CONF or more without doubt, where at least PHOTO_COLOUR_CUBES were; a cell the rules left
+#: with its colour unclear is read as the nearest of at least two such colours, within PHOTO_COLOUR_MAX (CIE Lab,
+#: lightness weighted MATERIAL_L_WEIGHT) and nearer by PHOTO_COLOUR_MARGIN than the next.
 PHOTO_COLOUR_CONF = 0.9
 PHOTO_COLOUR_CUBES = 2
 PHOTO_COLOUR_MAX = 8.0
 PHOTO_COLOUR_MARGIN = 5.0
-#: A cube the rules read and the photo's colours confirm stands where the second network gives "a cube" (any
-#: material) this probability or more.
-PHOTO_COLOUR_CUBE = 0.8
 
 
 def _photo_colours(cells: Mapping[CellKey, Cell], read: _CellsRead, template: Template, check: CellNet,
                    familiar: Callable[[CellKey], bool]) -> dict[CellKey, Cell]:
-    """Cells of calibrated grids left '?' for their material, read against the colours the photo's own cubes show:
-    the camera's tone curve and white balance and the light's colour move every cube's top alike, so the tops read
-    surely elsewhere in the photo are better references than the colours the rules were tuned with. A cell whose
-    top is plainly of one material in this photo's colours (PHOTO_COLOUR_MAX, PHOTO_COLOUR_MARGIN) takes it
-
-    - where the rules found the colour unclear, if the first network's likeliest label is that material and the
-      second gives it RULES_LEAD_CHECK or more, as where the rules lead (_paired; confidence the lower of the two);
-    - where the rules read that material and the first network disagreed (DISAGREE_REASON: its likeliest label
-      another material or the rules' at too little), if the first network's likeliest label is a cube and the
-      second gives "a cube" PHOTO_COLOUR_CUBE or more: the networks say whether a cube stands there, the colours
-      which (confidence the second's "a cube").
-
-    Each such cell keeps the feature ``photo_colour``; those the second network did not back keep their '?'."""
+    """Cells of calibrated grids the rules left '?' with the cube's colour unclear, read against the colours the
+    photo's own cubes show: the camera's tone curve and white balance and the light's colour move every cube's top
+    alike, so the tops the rules read surely elsewhere in the photo are better references than the colours the
+    rules were tuned with. A cell whose top lies near one material's colour in this photo and clearly nearer it
+    than any other's (PHOTO_COLOUR_MAX, PHOTO_COLOUR_MARGIN) takes that material where the first network's
+    likeliest label is the same and the second gives it RULES_LEAD_CHECK or more, as where the rules lead
+    (_paired): the confidence the lower of the two networks'."""
     tops: dict[str, list[tuple[float, float, float]]] = {m: [] for m in "WMT"}
     for cell in cells.values():
         f = cell.features
@@ -1740,19 +1730,13 @@ def _photo_colours(cells: Mapping[CellKey, Cell], read: _CellsRead, template: Te
     ask: dict[CellKey, str] = {}
     for key, cell in cells.items():
         f = cell.features
-        if not (cell.label == "?" and cell.reason in ("cube colour unclear", DISAGREE_REASON)
-                and key[0] in read.calibrated and familiar(key) and "L" in f and "net_best" in f):
+        if not (cell.label == "?" and cell.reason == "cube colour unclear" and key[0] in read.calibrated
+                and familiar(key) and "L" in f and "net_best" in f):
             continue
         ranked = sorted((_weighted((f["L"], f["a"], f["b"]), ref, MATERIAL_L_WEIGHT), m) for m, ref in colours.items())
         (d1, best), (d2, _) = ranked[0], ranked[1]
-        if d1 > PHOTO_COLOUR_MAX or d2 - d1 < PHOTO_COLOUR_MARGIN:
-            continue
-        if cell.reason == DISAGREE_REASON:
-            # The rules read a cube of this material and the first network a cube too (of whatever material).
-            if "rules_read" in f and cellnet.LABELS[int(f["rules_read"])] == best and cellnet.LABELS[
-                    int(f["net_best"])] != ".":
-                ask[key] = best
-        elif cellnet.LABELS[int(f["net_best"])] == best and f["net_p"] >= DISAGREE_BELOW:
+        if (d1 <= PHOTO_COLOUR_MAX and d2 - d1 >= PHOTO_COLOUR_MARGIN
+                and cellnet.LABELS[int(f["net_best"])] == best and f["net_p"] >= DISAGREE_BELOW):
             ask[key] = best
     out = dict(cells)
     if not ask:
@@ -1761,11 +1745,8 @@ def _photo_colours(cells: Mapping[CellKey, Cell], read: _CellsRead, template: Te
     for key, p in zip(keys, check.probabilities(cell_patches(read, template, keys), views=cellnet.VIEWS), strict=True):
         cell = out[key]
         agree = float(p[cellnet.LABELS.index(ask[key])])
-        cube = 1.0 - float(p[cellnet.LABELS.index(".")])
         feats = {**cell.features, "check_p": agree, "photo_colour": 1.0}
-        if cell.reason == DISAGREE_REASON and cube >= PHOTO_COLOUR_CUBE:
-            out[key] = replace(cell, label=ask[key], confidence=cube, reason="", features=feats)
-        elif cell.reason != DISAGREE_REASON and agree >= RULES_LEAD_CHECK:
+        if agree >= RULES_LEAD_CHECK:
             out[key] = replace(cell, label=ask[key], confidence=min(agree, cell.features["net_p"]), reason="",
                                features=feats)
         else:

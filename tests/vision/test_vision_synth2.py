@@ -954,30 +954,24 @@ def test_another_board_whose_print_is_near_the_calibrations_is_refused(seed: int
     assert unchecked.retake != UNFAMILIAR_REASON and _confident_errors(truth, dict(unchecked.grids)) > 0
 
 
-
-def test_cubes_the_rules_are_unsure_of_are_read_against_the_photos_own_cubes(monkeypatch: pytest.MonkeyPatch) -> None:
-    # Development seed 532, photo 27 at 12 MP (the benchmark's stored JPEG). Two wood cubes whose tops the rules left
-    # '?' with the cube colour unclear against the colours they were tuned with, and two teeth the rules read where
-    # the first network did not agree (a metal cube to it, or a tooth at under CALIBRATED_DISAGREE_BELOW). The cubes
-    # read surely elsewhere in the same photo show this camera's and this light's colours; against those the four
-    # tops are plainly wood and teeth (_photo_colours): the wood with both networks leaning that way, the teeth
-    # where the rules read them and the second network sees a cube there. Without that pass all four stay '?'.
+def test_a_cube_whose_colour_the_rules_find_unclear_is_read_against_the_photos_own_cubes(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Development seed 533, photo 24 at 12 MP (the benchmark's stored JPEG): two teeth in the helmet grid whose tops
+    # the rules leave '?' with the cube colour unclear against the colours they were tuned with. The teeth and wood
+    # read surely elsewhere in the same photo show this camera's and this light's colours; against those the two
+    # tops are plainly teeth, and both networks lean that way (_photo_colours). Without that pass they stay '?'.
     import vision.reader
-    from vision.reader import DISAGREE_REASON, PHOTO_COLOUR_CUBE, RULES_LEAD_CHECK
+    from vision.reader import RULES_LEAD_CHECK
 
-    image, truth, fitted = _calibrated_photo(532, 27, (4000, 3000), stored=True)
-    unclear = [("sandals", 0, 0), ("weapon_left", 0, 0)]
-    disputed = [("sandals", 0, 1), ("weapon_right", 0, 2)]
-    reading = read_board(image, fitted)
-    cells = {(c.grid, c.row, c.col): c for c in reading.cells}
-    for key in unclear + disputed:
-        want = truth[key[0]][key[1]][key[2]]
-        assert want == ("W" if key in unclear else "T")
-        assert cells[key].label == want and cells[key].features["photo_colour"] == 1.0
-    assert all(cells[k].features["check_p"] >= RULES_LEAD_CHECK for k in unclear)
-    assert all(cells[k].confidence >= PHOTO_COLOUR_CUBE for k in disputed)
-    assert _confident_errors(truth, dict(reading.grids)) == 0
+    image, truth, fitted = _calibrated_photo(533, 24, (4000, 3000), stored=True)
+    cells = {(c.grid, c.row, c.col): c for c in read_board(image, fitted).cells}
+    for key in [("helmet", 0, 0), ("helmet", 1, 0)]:
+        assert truth[key[0]][key[1]][key[2]] == "T"
+        assert cells[key].label == "T" and cells[key].features["photo_colour"] == 1.0
+        assert cells[key].features["check_p"] >= RULES_LEAD_CHECK
+    assert _confident_errors(truth, {g: tuple("".join(cells[(g, r, c)].label for c in range(len(row)))
+                                             for r, row in enumerate(truth[g])) for g in GEAR_GRIDS}) == 0
     monkeypatch.setattr(vision.reader, "PHOTO_COLOUR_MAX", 0.0)
     without = {(c.grid, c.row, c.col): c for c in read_board(image, fitted).cells}
-    assert [without[k].reason for k in unclear + disputed] == ["cube colour unclear"] * 2 + [DISAGREE_REASON] * 2
-    assert all(without[k].label == "?" for k in unclear + disputed)
+    for key in [("helmet", 0, 0), ("helmet", 1, 0)]:
+        assert without[key].label == "?" and without[key].reason == "cube colour unclear"
