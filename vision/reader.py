@@ -1742,12 +1742,15 @@ def _photo_colours(cells: Mapping[CellKey, Cell], read: _CellsRead, template: Te
                 and cellnet.LABELS[int(f["net_best"])] == best and f["net_p"] >= DISAGREE_BELOW):
             ask[key] = best
     out = dict(cells)
-    if not ask:
-        return out
-    keys = list(ask)
-    for key, p in zip(keys, check.probabilities(cell_patches(read, template, keys), views=cellnet.VIEWS), strict=True):
+    # Where the second network was already shown the cell (_paired, _confirmed), it was asked of the first's likeliest
+    # label, the one asked here: its word stands.
+    agrees = {k: cells[k].features["check_p"] for k in ask if "check_p" in cells[k].features}
+    unseen = [k for k in ask if k not in agrees]
+    if unseen:
+        probs = check.probabilities(cell_patches(read, template, unseen), views=cellnet.VIEWS)
+        agrees.update({k: float(p[cellnet.LABELS.index(ask[k])]) for k, p in zip(unseen, probs, strict=True)})
+    for key, agree in agrees.items():
         cell = out[key]
-        agree = float(p[cellnet.LABELS.index(ask[key])])
         feats = {**cell.features, "check_p": agree, "photo_colour": 1.0}
         if agree >= RULES_LEAD_CHECK:
             out[key] = replace(cell, label=ask[key], confidence=min(agree, cell.features["net_p"]), reason="",

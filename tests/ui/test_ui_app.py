@@ -63,7 +63,8 @@ def full_game() -> list[dict[str, Any]]:
     # A fight against Green 2 with every roll made by the app, to its end.
     steps += [{"do": "go", "screen": "combat"}, {"do": "dice_seed", "seed": FIGHT_SEED}, *shot("combat_setup")]
     steps += [press("dragon_green_2"), press("fight_start"), expect("combat.phase", "fight")]
-    steps += [{"do": "wait_until", "path": "combat.odds_busy", "equals": False}, *shot("combat_fight")]
+    # (The exact odds are worked out off the UI thread; on a busy machine that takes longer than the default wait.)
+    steps += [{"do": "wait_until", "path": "combat.odds_busy", "equals": False, "timeout": 60}, *shot("combat_fight")]
     # The dragon player rolled real dice: tap the three faces in (0 hits each), then the app takes over.
     steps += [press("enter_dice"), *shot("combat_dice_entry")]
     steps += [press(f"face_{i}_3") for i in range(3)] + [press("dice_apply"), expect("combat.whose", "Aiko")]
