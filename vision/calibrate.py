@@ -44,14 +44,14 @@ FAINT_LINES = True
 #: no line left to see, 0.1-1.1, and so are grids of 511/56 and 513/23 whose lines the renderer left invisible:
 #: those boards still fail). A card's edges fit a grid's outline too, so the line score alone cannot tell.
 FAINT_CONTRAST_MIN = 1.8
-#: The grid's inner lines first (_fit_inner): they have the cells' fill on both sides, where the outer lines have
-#: the board on one side, whose step pulls their darkness profile inward (on the second renderer's development
-#: seeds 548 and 549 by about 1 mm: a helmet fitted 11.55 mm cells for 12), and a frame printed a few mm around
-#: a grid pulls a fit of all lines outward. The outer lines weigh this much against an inner line there; that fit
-#: stands where its inner lines stand out INNER_LINES_MIN or more (the typical inner line's darkness over the
-#: typical half cell's: one frame line cannot make it). Else (inner lines hidden by glare, clipped white, printed
-#: faint), and for a grid one cell deep (the sandals: no inner line that way), the grid is fitted on all its lines
-#: alike, as before.
+#: A grid is fitted on its inner lines first (_fit_grid's ``inner``): they have the cells' fill on both sides, where
+#: the outer lines have the board on one side, whose step pulls their darkness profile inward (second renderer's
+#: development seeds 548 and 549: by about 1 mm; a helmet fitted 11.55 mm cells for 12), and a frame printed a few
+#: mm around a grid pulls a fit of all lines outward. The outer lines weigh this much against an inner line there;
+#: that fit stands where its inner lines stand out INNER_LINES_MIN or more (the typical inner line's darkness over
+#: the typical half cell's: one frame line cannot make it). Else (inner lines hidden by glare, clipped white,
+#: printed faint), and for a grid one cell deep (the sandals: no inner line that way), the grid is fitted on all its
+#: lines alike, as before.
 OUTER_LINE_WEIGHT = 0.1
 INNER_LINES_MIN = 1.5
 #: ... and its line profiles are smoothed over this many mm (Gaussian sigma): a line about 1 mm wide is a flat top
@@ -86,13 +86,11 @@ class CalibrationError(ValueError):
         self.partial = partial
 
 
-def _profile_score(profile: F64, start: F64, step: F64, count: int, weights: F64 | None = None) -> F64:
-    """Sum of the profile at start + k * step for k in 0..count, for arrays of starts and steps (px); with
-    ``weights`` (one a line), their weighted sum."""
-    k = np.arange(count + 1)
-    pos = start[..., None] + step[..., None] * k
-    at = np.interp(pos, np.arange(len(profile)), profile, left=0, right=0)
-    return np.asarray((at if weights is None else at * weights).sum(axis=-1))
+def _profile_score(profile: F64, start: F64, step: F64, weights: F64) -> F64:
+    """The weighted sum of the profile at start + k * step for k in 0..len(weights) - 1, for arrays of starts and
+    steps (px)."""
+    pos = start[..., None] + step[..., None] * np.arange(len(weights))
+    return np.asarray((np.interp(pos, np.arange(len(profile)), profile, left=0, right=0) * weights).sum(axis=-1))
 
 
 def _profiles(dark: F64, grid: Grid, x0: float, y0: float, cell: float) -> tuple[F64, F64]:
@@ -140,20 +138,30 @@ def _off_surroundings(plane: F64) -> F64:
     return np.asarray(np.abs(background - plane) / (background + 1.0), dtype=np.float64)
 
 
-def _fit_grid(dark: F64, grid: Grid, board_mm: tuple[float, float]) -> tuple[Grid, float]:
+def _fit_grid(dark: F64, grid: Grid, board_mm: tuple[float, float], *, inner: bool = False) -> tuple[Grid, float]:
+    """The grid's origin and cell size where its lines stand out most in ``dark``, and that score (the mean over its
+    lines, both ways). ``inner``: on its inner lines, the outer ones weighed OUTER_LINE_WEIGHT, on profiles smoothed
+    over PROFILE_SMOOTH_MM, the origin kept within one search reach of the template's (with the outer lines weighed
+    down, rounds each moving under half a cell could slide a grid a whole cell)."""
     x0, y0 = grid.origin_mm
     cell = grid.cell_mm
     # The cell size stays within CELL_RANGE of the template's over all rounds (each round searching around the
     # last one's let it drift by 20 %, onto the lines of decorations around a grid whose own lines were faint).
     low, high = cell * (1 - CELL_RANGE), cell * (1 + CELL_RANGE)
+    reach = min(SEARCH_MM, SEARCH_CELLS * cell) if inner else math.inf
+    x_lo, x_hi, y_lo, y_hi = x0 - reach, x0 + reach, y0 - reach, y0 + reach
+    outer = OUTER_LINE_WEIGHT if inner else 1.0
+    weights_v, weights_h = _line_weights(grid.cols, outer), _line_weights(grid.rows, outer)
     for _ in range(3):
         prof_v, prof_h = _profiles(dark, grid, x0, y0, cell)
+        if inner:
+            prof_v, prof_h = _smoothed(prof_v), _smoothed(prof_h)
         cells = np.linspace(max(cell * (1 - CELL_RANGE), low), min(cell * (1 + CELL_RANGE), high), 61)
         reach = min(SEARCH_MM, SEARCH_CELLS * cell)
-        starts_x = np.arange((x0 - reach) * PPM, (x0 + reach) * PPM, 0.5)
-        starts_y = np.arange((y0 - reach) * PPM, (y0 + reach) * PPM, 0.5)
-        sv = _profile_score(prof_v, starts_x[None, :], cells[:, None] * PPM, grid.cols) / (grid.cols + 1)
-        sh = _profile_score(prof_h, starts_y[None, :], cells[:, None] * PPM, grid.rows) / (grid.rows + 1)
+        starts_x = np.arange(max(x0 - reach, x_lo) * PPM, min(x0 + reach, x_hi) * PPM, 0.5)
+        starts_y = np.arange(max(y0 - reach, y_lo) * PPM, min(y0 + reach, y_hi) * PPM, 0.5)
+        sv = _profile_score(prof_v, starts_x[None, :], cells[:, None] * PPM, weights_v) / weights_v.sum()
+        sh = _profile_score(prof_h, starts_y[None, :], cells[:, None] * PPM, weights_h) / weights_h.sum()
         total = sv.max(axis=1) + sh.max(axis=1)
         best = int(np.argmax(total))
         cell = float(cells[best])
@@ -165,40 +173,11 @@ def _fit_grid(dark: F64, grid: Grid, board_mm: tuple[float, float]) -> tuple[Gri
     return replace(grid, origin_mm=(x0, y0), cell_mm=cell), score
 
 
-def _fit_inner(dark: F64, grid: Grid, board_mm: tuple[float, float]) -> tuple[Grid, float]:
-    """Like _fit_grid, on the grid's inner lines with its outer lines weighed OUTER_LINE_WEIGHT, on profiles
-    smoothed over PROFILE_SMOOTH_MM; the origin stays within one search reach of the template's (with the outer lines
-    weighed down, rounds each moving under half a cell could slide a grid a whole cell)."""
-    x0, y0 = grid.origin_mm
-    cell = grid.cell_mm
-    low, high = cell * (1 - CELL_RANGE), cell * (1 + CELL_RANGE)
-    reach = min(SEARCH_MM, SEARCH_CELLS * cell)
-    x_lo, x_hi, y_lo, y_hi = x0 - reach, x0 + reach, y0 - reach, y0 + reach
-    weights_v, weights_h = _line_weights(grid.cols), _line_weights(grid.rows)
-    for _ in range(3):
-        prof_v, prof_h = (_smoothed(p) for p in _profiles(dark, grid, x0, y0, cell))
-        cells = np.linspace(max(cell * (1 - CELL_RANGE), low), min(cell * (1 + CELL_RANGE), high), 61)
-        reach = min(SEARCH_MM, SEARCH_CELLS * cell)
-        starts_x = np.arange(max(x0 - reach, x_lo) * PPM, min(x0 + reach, x_hi) * PPM, 0.5)
-        starts_y = np.arange(max(y0 - reach, y_lo) * PPM, min(y0 + reach, y_hi) * PPM, 0.5)
-        sv = _profile_score(prof_v, starts_x[None, :], cells[:, None] * PPM, grid.cols, weights_v) / weights_v.sum()
-        sh = _profile_score(prof_h, starts_y[None, :], cells[:, None] * PPM, grid.rows, weights_h) / weights_h.sum()
-        fit_v, fit_h = sv.max(axis=1), sh.max(axis=1)
-        best = int(np.argmax(fit_v + fit_h))
-        cell = float(cells[best])
-        x0 = float(starts_x[int(np.argmax(sv[best]))] / PPM)
-        y0 = float(starts_y[int(np.argmax(sh[best]))] / PPM)
-        score = float((fit_v[best] + fit_h[best]) / 2)
-    x0 = min(max(x0, 0.0), board_mm[0] - grid.cols * cell)
-    y0 = min(max(y0, 0.0), board_mm[1] - grid.rows * cell)
-    return replace(grid, origin_mm=(x0, y0), cell_mm=cell), score
-
-
-def _line_weights(count: int) -> F64:
-    """The weight of lines k = 0..count of a grid ``count`` cells across in _fit_inner."""
+def _line_weights(count: int, outer: float) -> F64:
+    """The weights of lines k = 0..count of a grid ``count`` cells across (``outer``: the two outer lines')."""
     weights = np.ones(count + 1)
     if count >= 2:
-        weights[[0, count]] = OUTER_LINE_WEIGHT
+        weights[[0, count]] = outer
     return weights
 
 
@@ -277,7 +256,8 @@ def calibrate(image: U8, base: Template, *, photo_name: str = "photo", earlier: 
     for name, grid in [*((n, g) for n, g in base.grids.items() if n not in ("weapon_left", "weapon_right")),
                        ("weapons", weapons)]:
         members = ("weapon_left", "weapon_right") if name == "weapons" else (name,)
-        fitted, score = _fit_inner(dark, grid, base.board_mm) if min(grid.rows, grid.cols) >= 2 else (grid, 0.0)
+        fitted, score = _fit_grid(dark, grid, base.board_mm, inner=True) if min(grid.rows, grid.cols) >= 2 else (
+            grid, 0.0)
         if score < LINE_SCORE_MIN or _inner_line_contrast(dark, fitted, typical=True) < INNER_LINES_MIN:
             fitted, score = _fit_grid(dark, grid, base.board_mm)
         if score < LINE_SCORE_MIN:

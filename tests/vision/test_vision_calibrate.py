@@ -279,7 +279,7 @@ def test_the_cells_are_sized_by_the_grids_inner_lines(
     # hand-placed stickers (0.4 mm, 1 degree) move the board's frame, which cannot scale a grid by 3 %. Photos of the
     # empty board from development seed 548 at 12 MP, as the benchmark stores them: fitted on all its lines alike,
     # the helmet of photo 3 had 11.55 mm cells and the weapons of photo 13 11.59 (their outer lines, between fill
-    # and board, pulled inward). On the inner lines (_fit_inner) they are within 2.5 % of 12.
+    # and board, pulled inward). On the inner lines (_fit_grid with ``inner``) they are within 2.5 % of 12.
     import tempfile
 
     import cv2
