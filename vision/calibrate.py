@@ -44,19 +44,6 @@ FAINT_LINES = True
 #: no line left to see, 0.1-1.1, and so are grids of 511/56 and 513/23 whose lines the renderer left invisible:
 #: those boards still fail). A card's edges fit a grid's outline too, so the line score alone cannot tell.
 FAINT_CONTRAST_MIN = 1.8
-#: A grid is fitted on its inner lines first (_fit_grid's ``inner``): they have the cells' fill on both sides, where
-#: the outer lines have the board on one side, whose step pulls their darkness profile inward (second renderer's
-#: development seeds 548 and 549: by about 1 mm; a helmet fitted 11.55 mm cells for 12), and a frame printed a few
-#: mm around a grid pulls a fit of all lines outward. The outer lines weigh this much against an inner line there;
-#: that fit stands where its inner lines stand out INNER_LINES_MIN or more (the typical inner line's darkness over
-#: the typical half cell's: one frame line cannot make it). Else (inner lines hidden by glare, clipped white,
-#: printed faint), and for a grid one cell deep (the sandals: no inner line that way), the grid is fitted on all its
-#: lines alike, as before.
-OUTER_LINE_WEIGHT = 0.1
-INNER_LINES_MIN = 1.5
-#: ... and its line profiles are smoothed over this many mm (Gaussian sigma): a line about 1 mm wide is a flat top
-#: in them, and where on that top the fit lands moved a 12 mm cell by up to 4 %; smoothed, it peaks at the middle.
-PROFILE_SMOOTH_MM = 0.25
 
 
 @dataclass(frozen=True)
@@ -86,11 +73,11 @@ class CalibrationError(ValueError):
         self.partial = partial
 
 
-def _profile_score(profile: F64, start: F64, step: F64, weights: F64) -> F64:
-    """The weighted sum of the profile at start + k * step for k in 0..len(weights) - 1, for arrays of starts and
-    steps (px)."""
-    pos = start[..., None] + step[..., None] * np.arange(len(weights))
-    return np.asarray((np.interp(pos, np.arange(len(profile)), profile, left=0, right=0) * weights).sum(axis=-1))
+def _profile_score(profile: F64, start: F64, step: F64, count: int) -> F64:
+    """Sum of the profile at start + k * step for k in 0..count, for arrays of starts and steps (px)."""
+    k = np.arange(count + 1)
+    pos = start[..., None] + step[..., None] * k
+    return np.asarray(np.interp(pos, np.arange(len(profile)), profile, left=0, right=0).sum(axis=-1))
 
 
 def _profiles(dark: F64, grid: Grid, x0: float, y0: float, cell: float) -> tuple[F64, F64]:
@@ -102,10 +89,9 @@ def _profiles(dark: F64, grid: Grid, x0: float, y0: float, cell: float) -> tuple
     return dark[ys, :].mean(axis=0), dark[:, xs].mean(axis=1)
 
 
-def _inner_line_contrast(dark: F64, grid: Grid, typical: bool = False) -> float:
+def _inner_line_contrast(dark: F64, grid: Grid) -> float:
     """How far the print on the grid's inner lines is from its surroundings, over how far the print half a cell
-    away is (the mean of ``dark`` along each; 0 for a grid without inner lines). ``typical``: the median line's
-    over the median half cell's."""
+    away is (the mean of ``dark`` along each; 0 for a grid without inner lines)."""
     x0, y0 = grid.origin_mm
     cell = grid.cell_mm
     prof_v, prof_h = _profiles(dark, grid, x0, y0, cell)
@@ -116,8 +102,7 @@ def _inner_line_contrast(dark: F64, grid: Grid, typical: bool = False) -> float:
         off += [float(np.interp((start + (k - 0.5) * cell) * PPM, at, profile)) for k in range(1, count + 1)]
     if not on:
         return 0.0
-    average = np.median if typical else np.mean
-    return float(average(on)) / max(float(average(off)), 1e-6)
+    return float(np.mean(on)) / max(float(np.mean(off)), 1e-6)
 
 
 def _hue_lines(rect: U8, dark: F64) -> F64:
@@ -138,30 +123,20 @@ def _off_surroundings(plane: F64) -> F64:
     return np.asarray(np.abs(background - plane) / (background + 1.0), dtype=np.float64)
 
 
-def _fit_grid(dark: F64, grid: Grid, board_mm: tuple[float, float], *, inner: bool = False) -> tuple[Grid, float]:
-    """The grid's origin and cell size where its lines stand out most in ``dark``, and that score (the mean over its
-    lines, both ways). ``inner``: on its inner lines, the outer ones weighed OUTER_LINE_WEIGHT, on profiles smoothed
-    over PROFILE_SMOOTH_MM, the origin kept within one search reach of the template's (with the outer lines weighed
-    down, rounds each moving under half a cell could slide a grid a whole cell)."""
+def _fit_grid(dark: F64, grid: Grid, board_mm: tuple[float, float]) -> tuple[Grid, float]:
     x0, y0 = grid.origin_mm
     cell = grid.cell_mm
     # The cell size stays within CELL_RANGE of the template's over all rounds (each round searching around the
     # last one's let it drift by 20 %, onto the lines of decorations around a grid whose own lines were faint).
     low, high = cell * (1 - CELL_RANGE), cell * (1 + CELL_RANGE)
-    reach = min(SEARCH_MM, SEARCH_CELLS * cell) if inner else math.inf
-    x_lo, x_hi, y_lo, y_hi = x0 - reach, x0 + reach, y0 - reach, y0 + reach
-    outer = OUTER_LINE_WEIGHT if inner else 1.0
-    weights_v, weights_h = _line_weights(grid.cols, outer), _line_weights(grid.rows, outer)
     for _ in range(3):
         prof_v, prof_h = _profiles(dark, grid, x0, y0, cell)
-        if inner:
-            prof_v, prof_h = _smoothed(prof_v), _smoothed(prof_h)
         cells = np.linspace(max(cell * (1 - CELL_RANGE), low), min(cell * (1 + CELL_RANGE), high), 61)
         reach = min(SEARCH_MM, SEARCH_CELLS * cell)
-        starts_x = np.arange(max(x0 - reach, x_lo) * PPM, min(x0 + reach, x_hi) * PPM, 0.5)
-        starts_y = np.arange(max(y0 - reach, y_lo) * PPM, min(y0 + reach, y_hi) * PPM, 0.5)
-        sv = _profile_score(prof_v, starts_x[None, :], cells[:, None] * PPM, weights_v) / weights_v.sum()
-        sh = _profile_score(prof_h, starts_y[None, :], cells[:, None] * PPM, weights_h) / weights_h.sum()
+        starts_x = np.arange((x0 - reach) * PPM, (x0 + reach) * PPM, 0.5)
+        starts_y = np.arange((y0 - reach) * PPM, (y0 + reach) * PPM, 0.5)
+        sv = _profile_score(prof_v, starts_x[None, :], cells[:, None] * PPM, grid.cols) / (grid.cols + 1)
+        sh = _profile_score(prof_h, starts_y[None, :], cells[:, None] * PPM, grid.rows) / (grid.rows + 1)
         total = sv.max(axis=1) + sh.max(axis=1)
         best = int(np.argmax(total))
         cell = float(cells[best])
@@ -171,20 +146,6 @@ def _fit_grid(dark: F64, grid: Grid, board_mm: tuple[float, float], *, inner: bo
     x0 = min(max(x0, 0.0), board_mm[0] - grid.cols * cell)
     y0 = min(max(y0, 0.0), board_mm[1] - grid.rows * cell)
     return replace(grid, origin_mm=(x0, y0), cell_mm=cell), score
-
-
-def _line_weights(count: int, outer: float) -> F64:
-    """The weights of lines k = 0..count of a grid ``count`` cells across (``outer``: the two outer lines')."""
-    weights = np.ones(count + 1)
-    if count >= 2:
-        weights[[0, count]] = outer
-    return weights
-
-
-def _smoothed(profile: F64) -> F64:
-    """A line profile smoothed over PROFILE_SMOOTH_MM."""
-    return np.asarray(cv2.GaussianBlur(profile.reshape(1, -1), (0, 0), PROFILE_SMOOTH_MM * PPM).ravel(),
-                      dtype=np.float64)
 
 
 def calibration_notes(fitted: Template, again: str) -> tuple[str, ...]:
@@ -256,10 +217,7 @@ def calibrate(image: U8, base: Template, *, photo_name: str = "photo", earlier: 
     for name, grid in [*((n, g) for n, g in base.grids.items() if n not in ("weapon_left", "weapon_right")),
                        ("weapons", weapons)]:
         members = ("weapon_left", "weapon_right") if name == "weapons" else (name,)
-        fitted, score = _fit_grid(dark, grid, base.board_mm, inner=True) if min(grid.rows, grid.cols) >= 2 else (
-            grid, 0.0)
-        if score < LINE_SCORE_MIN or _inner_line_contrast(dark, fitted, typical=True) < INNER_LINES_MIN:
-            fitted, score = _fit_grid(dark, grid, base.board_mm)
+        fitted, score = _fit_grid(dark, grid, base.board_mm)
         if score < LINE_SCORE_MIN:
             # Lines printed in another hue at about the fill's lightness show in a colour channel, not in grey;
             # the inner lines must stand out there too (a card's edges alone fit a grid's outline).

@@ -270,34 +270,3 @@ def test_a_grid_whose_surrounding_print_is_not_seen_is_asked_for_again(tmp_path:
     with pytest.raises(CalibrationError, match="print around the sandals grid") as asked:
         calibrate(load_photo(painted), load_template())
     assert asked.value.partial is not None and "sandals" not in asked.value.partial.done
-
-
-@pytest.mark.parametrize(("seed", "index", "grid"), [(548, 3, "helmet"), (548, 13, "weapon_left")])
-def test_the_cells_are_sized_by_the_grids_inner_lines(
-        seed: int, index: int, grid: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    # The second renderer prints every grid at the template's place with 12 mm cells (vision/synth2.py); only the
-    # hand-placed stickers (0.4 mm, 1 degree) move the board's frame, which cannot scale a grid by 3 %. Photos of the
-    # empty board from development seed 548 at 12 MP, as the benchmark stores them: fitted on all its lines alike,
-    # the helmet of photo 3 had 11.55 mm cells and the weapons of photo 13 11.59 (their outer lines, between fill
-    # and board, pulled inward). On the inner lines (_fit_grid with ``inner``) they are within 2.5 % of 12.
-    import tempfile
-
-    import cv2
-
-    import vision.calibrate
-    from vision import synth2
-
-    base = load_template()
-    empty, _ = synth2.render_calibration(seed, index, synth2.Look(size=(4000, 3000)), base)
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "empty.jpg"
-        cv2.imwrite(str(path), empty, [cv2.IMWRITE_JPEG_QUALITY, 98])
-        photo = load_photo(path)
-
-    def off() -> float:
-        return abs(calibrate(photo, base).grids[grid].cell_mm / base.grids[grid].cell_mm - 1)
-
-    assert off() <= 0.025
-    monkeypatch.setattr(vision.calibrate, "OUTER_LINE_WEIGHT", 1.0)
-    monkeypatch.setattr(vision.calibrate, "PROFILE_SMOOTH_MM", 0.01)
-    assert off() > 0.03
