@@ -611,6 +611,25 @@ def test_an_empty_reading_with_a_cubes_edges_needs_both_networks() -> None:
     assert _confident_errors(truth, dict(reading.grids)) == 0
 
 
+def test_an_empty_reading_with_a_cubes_edges_and_the_rules_cube_is_not_the_networks_alone() -> None:
+    # Development seed 549, photo 13 at 12 MP (read as the benchmark reads it): a metal cube at sandals (0, 0), seen
+    # at a steep angle. The rules read metal (its top nearest metal by far), the edge check finds a cube's outline in
+    # the cell, and both networks call it empty (0.988 and 0.98, each over its threshold): it was read empty, a
+    # confident error. Two readers that measure different things (colour, edges) see a cube there: the networks'
+    # empty does not stand against both, and the cell is '?' for its edges.
+    from vision.reader import EDGES_REASON, NET_PAIR_ACCEPT
+
+    image, truth, fitted = _calibrated_photo(549, 13, (4000, 3000), stored=True)
+    key = ("sandals", 0, 0)
+    assert truth["sandals"][0][0] == "M"
+    reading = read_board(image, fitted)
+    cell = next(c for c in reading.cells if (c.grid, c.row, c.col) == key)
+    assert cell.label == "?" and cell.reason == EDGES_REASON
+    assert cellnet.LABELS[int(cell.features["rules_read"])] == "M"
+    assert cell.features["net_p"] >= cellnet.ACCEPT and cell.features["check_p"] >= NET_PAIR_ACCEPT
+    assert _confident_errors(truth, dict(reading.grids)) == 0
+
+
 def test_the_second_network_keeps_a_mistake_the_first_is_sure_of_unread() -> None:
     # Development seed 510, photo 43 at 12 MP: on a deep print the tooth at weapon_right (0, 1) is wood to the first
     # network at 0.97, above NET_PAIR_ACCEPT; the second gives wood 0.01. The cell stays '?'.
