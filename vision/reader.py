@@ -2383,12 +2383,13 @@ EDGES_NET_ON_CALIBRATED = True
 
 
 def _rules_saw_a_cube(cell: Cell) -> bool:
-    """Whether the rules read a cube in a cell the networks read empty over them (their label kept as ``rules_read``
-    or ``rules_label``). With the edge check seeing a cube's outline there too, two readers that measure different
-    things see a cube: the networks' empty does not stand against both (_edges_second_look). Development seed 549,
-    photo 13: a metal cube at a steep angle, metal to the rules (nearest metal by 3.6 against 17.6), its outline's
-    edges found (1.07), empty to both networks (0.988, 0.98). On development seeds 530 and 548-551 three other cells
-    were read so, all of them empty (now '?'), and the unit test's seed 509, photo 92, is a fourth."""
+    """Whether the rules read a cube in a cell (their label kept as ``rules_read`` or ``rules_label``), asked of an
+    empty reading the networks made over them (_edges_second_look): with the edge check seeing a cube's outline
+    there too, two readers that measure different things see a cube, and the networks' empty does not stand against
+    both. Development seed 549, photo 13: a metal cube at a steep angle, metal to the rules (nearest metal by 3.6
+    against 17.6), its outline's edges found (1.07), empty to both networks (0.988, 0.98). On development seeds 530
+    and 548-551 three other cells were read so, all of them empty (now '?'), and the unit test's seed 509, photo 92,
+    is a fourth."""
     f = cell.features
     said = f.get("rules_label", f.get("rules_read"))
     return said is not None and cellnet.LABELS[int(said)] != "."

@@ -252,7 +252,9 @@ def test_an_empty_cell_the_networks_read_stands_past_the_edge_check_on_their_own
     ref = {"ref_r": 0.2, "ref_g": 0.2, "ref_b": 0.2}
     read = cast(Any, SimpleNamespace(calibrated=frozenset({"weapon_left"})))
     vetoed = {key: Cell(*key, "?", 0.0, EDGES_REASON, dict(ref))}
-    by_both = {key: Cell(*key, ".", 0.99, "", {**ref, "net_best": 3.0, "net_p": 0.998, "check_p": 0.99})}
+    # (An agreement with another reading kept beside it, net_agree, is not its certainty.)
+    by_both = {key: Cell(*key, ".", 0.99, "", {**ref, "net_best": 3.0, "net_p": 0.998, "check_p": 0.99,
+                                               "net_agree": 0.002})}
     out = _edges_second_look(by_both, vetoed, read, load_template(), cast(Any, None))
     assert out[key].label == "." and out[key].features["net_p"] >= 0.99
     # ... but not over the rules' cube: there the rules' colour and the edge check's outline both see a cube, and
