@@ -2383,7 +2383,8 @@ EDGES_NET_ON_CALIBRATED = True
 
 
 def _rules_saw_a_cube(cell: Cell) -> bool:
-    """Whether the rules read a cube in a cell (their label kept as ``rules_read`` or ``rules_label``), asked of an
+    """Whether the rules read a cube in a cell (their label kept as ``rules_read``: _second_look sets it on every
+    cell it cross-checks, ``rules_label`` beside it only where the network overruled them), asked of an
     empty reading the networks made over them (_edges_second_look): with the edge check seeing a cube's outline
     there too, two readers that measure different things see a cube, and the networks' empty does not stand against
     both. Development seed 549, photo 13: a metal cube at a steep angle, metal to the rules (nearest metal by 3.6
@@ -2391,8 +2392,7 @@ def _rules_saw_a_cube(cell: Cell) -> bool:
     and 548-551 three other cells were read so, all of them empty (now '?'), and the unit test's seed 509, photo 92,
     is a fourth."""
     f = cell.features
-    said = f.get("rules_label", f.get("rules_read"))
-    return said is not None and cellnet.LABELS[int(said)] != "."
+    return "rules_read" in f and cellnet.LABELS[int(f["rules_read"])] != "."
 
 
 #: On a grid unlike the template's print (calibrated or not), a cell read empty must be flat inside: its

@@ -261,8 +261,8 @@ def test_an_empty_cell_the_networks_read_stands_past_the_edge_check_on_their_own
     # the networks' empty does not stand against the two (development seed 549, photo 13: a metal cube read so was
     # empty to both networks at 0.98 and more; 509/92's cell is '?' now, as are three right empty cells of
     # development seeds 549 and 551).
-    over_the_rules = {key: Cell(*key, ".", 0.998, "", {**ref, "rules_label": 1.0, "net_best": 3.0, "net_p": 0.998,
-                                                          "net_agree": 0.002})}
+    over_the_rules = {key: Cell(*key, ".", 0.998, "", {**ref, "rules_read": 1.0, "rules_label": 1.0, "net_best": 3.0,
+                                                          "net_p": 0.998, "net_agree": 0.002})}
     out = _edges_second_look(over_the_rules, vetoed, read, load_template(), cast(Any, None))
     assert out[key].label == "?" and out[key].reason == EDGES_REASON
 
