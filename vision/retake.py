@@ -19,13 +19,17 @@ what each photo said of the cell (kept in the merged cell's features):
 
 A cell takes label Z when every photo that read it read Z; either some photo read Z with the rules' word or no
 photo that left it ``?`` leaned elsewhere; and either the first photo read Z (its readings stand as they would
-alone) or two photos gave their word for Z, one read it with the rules' word, and no photo's network
-doubted for another label. A retake alone does not fill a cell the first photo left ``?``: the photos a retake
-is asked for are the hard ones. On development seed 531 one retake alone misread three such cells; with a
-network's leaning at 0.9 or more as a second word, retakes gave two confident errors on the test set, where
-single photos gave none. On development seed 530 (photo 50, an overexposed board) the rules read a metal cube
-empty in two photos, the networks agreeing in one, while the other photo's network gave metal 0.935: a
-network's leaning is no word for a label, but a sure one (NET_DOUBTS_FROM) is a word against the others.
+alone) or two photos gave their word for Z, no photo's network doubted for another label, and either one photo
+read Z with the rules' word or two photos read Z (each past every check a single photo's reading passes). A
+retake alone does not fill a cell the first photo left ``?``: the photos a retake is asked for are the hard
+ones. On development seed 531 one retake alone misread three such cells; with a network's leaning at 0.9 or
+more as a second word, retakes gave two confident errors on the test set, where single photos gave none. On
+development seed 530 (photo 50, an overexposed board) the rules read a metal cube empty in two photos, the
+networks agreeing in one, while the other photo's network gave metal 0.935: a network's leaning is no word for
+a label, but a sure one (NET_DOUBTS_FROM) is a word against the others. Two photos' readings are two words
+however each was made: on development seeds 548-550 with up to two retakes, 3,463 times two photos read a cell
+alike (198 of them by the networks alone in both) and none was wrong, while 45 cells that two retakes read alike
+by their networks waited for the rules' word in vain (all 45 right).
 
 Otherwise the cell is ``?``: for :data:`PHOTOS_DISAGREE_REASON` where photos read different labels or leaned
 against a reading only a network made (a network that misreads a cube misreads it in every photo, while the
@@ -67,11 +71,12 @@ NET_DOUBTS_FROM = 0.9
 #: Reasons a cell a rule read was turned '?' by a veto: the reading is doubted, not a leaning.
 VETOES = frozenset({EDGES_REASON, RING_LIKE_PRINT_REASON, RING_UNLIKE_PRINT_REASON, COVERED_REASON})
 #: Features of a merged cell (a bit per cellnet label): the labels photos read, read with the rules' word, leaned
-#: to, put forward at all (support), put forward by two photos or more, read by the first photo, and a network
-#: was sure of (NET_DOUBTS_FROM) in a photo that left the cell '?' and saw it (doubts).
-READ, RULED, LEANS, SAID, TWICE, FIRST, DOUBTS = ("photos_read", "photos_ruled", "photos_lean", "photos_said",
-                                                  "photos_said_twice", "first_read", "photos_net_doubt")
-KINDS = (READ, RULED, LEANS, SAID, TWICE, FIRST, DOUBTS)
+#: to, put forward at all (support), put forward by two photos or more, read by the first photo, a network was
+#: sure of (NET_DOUBTS_FROM) in a photo that left the cell '?' and saw it (doubts), and read by two photos or more.
+READ, RULED, LEANS, SAID, TWICE, FIRST, DOUBTS, READ_TWICE = (
+    "photos_read", "photos_ruled", "photos_lean", "photos_said", "photos_said_twice", "first_read",
+    "photos_net_doubt", "photos_read_twice")
+KINDS = (READ, RULED, LEANS, SAID, TWICE, FIRST, DOUBTS, READ_TWICE)
 #: A merged '?' cell's feature: the confidence of a retake's reading held for want of a second photo's word.
 HELD = "held_confidence"
 
@@ -147,7 +152,7 @@ def _evidence(cell: Cell) -> dict[str, frozenset[str]]:
     read = frozenset({cell.label}) if cell.label != UNSURE else frozenset()
     return {READ: read, RULED: read if read and ruled(cell) else frozenset(),
             LEANS: leanings(cell) if not read else frozenset(), SAID: said, TWICE: frozenset(), FIRST: read,
-            DOUBTS: doubts(cell)}
+            DOUBTS: doubts(cell), READ_TWICE: frozenset()}
 
 
 def merge_cell(first: Cell, retake: Cell) -> Cell:
@@ -156,12 +161,14 @@ def merge_cell(first: Cell, retake: Cell) -> Cell:
     a, b = _evidence(first), _evidence(retake)
     ev = {k: a[k] | b[k] for k in (READ, RULED, LEANS, SAID, DOUBTS)}
     ev[TWICE] = a[TWICE] | b[TWICE] | (a[SAID] & b[SAID])
+    ev[READ_TWICE] = a[READ_TWICE] | b[READ_TWICE] | (a[READ] & b[READ])
     ev[FIRST] = a[FIRST]
     features = {k: _mask(v) for k, v in ev.items()}
     read = ev[READ]
     reading = [c for c in (first, retake) if c.label in read]
     if len(read) == 1 and (read <= ev[RULED] or ev[LEANS] <= read) and (
-            read <= ev[FIRST] or (read <= ev[TWICE] and read <= ev[RULED] and ev[DOUBTS] <= read)):
+            read <= ev[FIRST] or (read <= ev[TWICE] and ev[DOUBTS] <= read
+                                  and (read <= ev[RULED] or read <= ev[READ_TWICE]))):
         if not reading:  # read by an earlier retake, held for want of a second word, which this photo gives
             (label,) = read
             return replace(first, label=label, confidence=first.features.get(HELD, 0.0), reason="",
