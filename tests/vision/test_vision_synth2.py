@@ -951,6 +951,21 @@ def test_an_overexposed_photo_is_not_another_board() -> None:
     assert _confident_errors(truth, dict(reading.grids)) == 0
 
 
+def test_a_photo_overexposed_further_still_is_not_another_board() -> None:
+    # Development seed 549, photo 49 at 12 MP: a pale print calibrated at L* 82; the photo clips the stickers' white
+    # in every channel, and against it the print measures L* 114-118, 33-36 lighter (OVEREXPOSED_L_MAX was 30 from
+    # seed 533's 22-26, and the board was refused as unlike its calibration, all 39 cells '?'). Its hue matches the
+    # calibration's and 10 cells look like the calibrated print: the same board, overexposed.
+    from vision.reader import STICKERS_CLIPPED_NOTE
+
+    image, truth, fitted = _calibrated_photo(549, 49, (4000, 3000), stored=True)
+    reading = read_board(image, fitted)
+    assert reading.retake != UNFAMILIAR_REASON
+    assert STICKERS_CLIPPED_NOTE in reading.notes
+    assert sum(c.label != "?" for c in reading.cells) >= 5  # 6 at the time of writing; the rest is glare
+    assert _confident_errors(truth, dict(reading.grids)) == 0
+
+
 @pytest.mark.parametrize(("seed", "index"), [(530, 16), (534, 27)])
 def test_another_board_whose_print_is_near_the_calibrations_is_refused(seed: int, index: int,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
