@@ -169,7 +169,8 @@ def symmetry(x: F32, k: int) -> F32:
 
 @dataclass(frozen=True)
 class CellNet:
-    """Convolutions as (``conv_matrix``, bias) pairs, then dense layers as (weights (out, in), bias)."""
+    """Convolutions as (``conv_matrix``, bias) pairs, then dense layers as (weights (in, out), bias): the file's
+    (out, in) weights transposed once, contiguous (a product with a transposed view took several times as long)."""
 
     convs: tuple[tuple[F32, F32], ...]
     fcs: tuple[tuple[F32, F32], ...]
@@ -193,7 +194,7 @@ class CellNet:
         # The dense layer was trained on (C, H, W) order.
         x = x.transpose(0, 3, 1, 2).reshape(len(x), -1)
         for i, (w, b) in enumerate(self.fcs):
-            x = x @ w.T + b
+            x = x @ w + b
             if i < len(self.fcs) - 1:
                 np.maximum(x, 0.0, out=x)
         x = x - x.max(axis=1, keepdims=True)
@@ -213,7 +214,8 @@ class CellNet:
         side = PATCH_PX // pre_pool // 2 ** len(raw)
         if fcs[0][0].shape[1] != raw[-1][0].shape[0] * side * side:
             raise ValueError(f"{path} was trained for another patch size")
-        return cls(tuple((conv_matrix(w), b) for w, b in raw), fcs, pre_pool)
+        return cls(tuple((conv_matrix(w), b) for w, b in raw),
+                   tuple((np.ascontiguousarray(w.T), b) for w, b in fcs), pre_pool)
 
 
 def _count(arrays: dict[str, F32], prefix: str) -> int:
