@@ -773,7 +773,7 @@ def _uniform_cells(rect: _Rectified, grid: Grid, pose: Pose, cube: float, reach:
             if len(ring) < 2:
                 continue
             parts = regions + ring
-            if max(_unlike(a, b) for i, a in enumerate(parts) for b in parts[i + 1:]) > UNIFORM_MAX:
+            if _any_unlike(parts, UNIFORM_MAX):
                 continue
             x, y = grid.cell_centre(r, c)
             out.append(_BandSample(x, y, np.asarray(np.mean(parts, axis=0), dtype=np.float32)))
@@ -2062,6 +2062,22 @@ def _unlike(a: F32, b: F32) -> float:
     x, y = lab_of(a * 0.5 / la), lab_of(b * 0.5 / lb)
     return max(abs(math.log(la / lb)) / math.log(RING_VETO_RATIO),
                math.hypot(x[1] - y[1], x[2] - y[2]) / RING_VETO_CHROMA)
+
+
+def _any_unlike(parts: Sequence[F32], limit: float) -> bool:
+    """Whether any two of these light measurements are more than ``limit`` unlike (_unlike), each measurement's
+    luminance and hue worked out once rather than once per pair."""
+    seen = []
+    for rgb in parts:
+        lum = float(rgb @ _LUMA)
+        seen.append((lum, lab_of(rgb * 0.5 / lum) if lum > 1e-6 else None))
+    for i, (la, x) in enumerate(seen):
+        for lb, y in seen[i + 1:]:
+            unlike = 9.0 if x is None or y is None else max(abs(math.log(la / lb)) / math.log(RING_VETO_RATIO),
+                                                             math.hypot(x[1] - y[1], x[2] - y[2]) / RING_VETO_CHROMA)
+            if unlike > limit:
+                return True
+    return False
 
 
 def _cell_ring(rect: _Rectified, grid: Grid, pose: Pose, cube: float, r: int, c: int, reach: float | None
