@@ -15,21 +15,26 @@ what each photo said of the cell (kept in the merged cell's features):
 - the labels photos gave their *word for* (:func:`support`): what they read, the rules' reading a network
   doubted;
 - the labels a network *doubted for* (:func:`doubts`): its likeliest at NET_DOUBTS_FROM or more in a photo
-  that left the cell ``?`` and saw it (no glare, no veto).
+  that left the cell ``?`` and saw it (no glare, no veto);
+- the labels photos read *unopposed* (:func:`unopposed`): read, and not over the rules' reading of another label
+  in the same photo.
 
 A cell takes label Z when every photo that read it read Z; either some photo read Z with the rules' word or no
 photo that left it ``?`` leaned elsewhere; and either the first photo read Z (its readings stand as they would
 alone) or two photos gave their word for Z, no photo's network doubted for another label, and either one photo
-read Z with the rules' word or two photos read Z (each past every check a single photo's reading passes). A
+read Z with the rules' word or two photos read Z unopposed (each past every check a single photo's reading
+passes, by the rules or by networks where the rules could not tell). A
 retake alone does not fill a cell the first photo left ``?``: the photos a retake is asked for are the hard
 ones. On development seed 531 one retake alone misread three such cells; with a network's leaning at 0.9 or
 more as a second word, retakes gave two confident errors on the test set, where single photos gave none. On
 development seed 530 (photo 50, an overexposed board) the rules read a metal cube empty in two photos, the
 networks agreeing in one, while the other photo's network gave metal 0.935: a network's leaning is no word for
-a label, but a sure one (NET_DOUBTS_FROM) is a word against the others. Two photos' readings are two words
-however each was made: on development seeds 548-550 with up to two retakes, 3,463 times two photos read a cell
-alike (198 of them by the networks alone in both) and none was wrong, while 45 cells that two retakes read alike
-by their networks waited for the rules' word in vain (all 45 right).
+a label, but a sure one (NET_DOUBTS_FROM) is a word against the others. Two photos' readings unopposed are two
+words however each was made: on development seeds 548-550 with up to two retakes, two photos read a cell alike
+3,463 times (198 of them by the networks alone in both, where the rules could not tell or read otherwise) and
+never wrongly, while 45 cells two retakes read alike waited for the rules' word in vain (all 45 right). A reading
+the networks made over the rules' other label is not counted so: a network that misreads a cube misreads it in
+every photo (development seed 532, photo 11: wood to the networks over the rules' tooth, in two photos).
 
 Otherwise the cell is ``?``: for :data:`PHOTOS_DISAGREE_REASON` where photos read different labels or leaned
 against a reading only a network made (a network that misreads a cube misreads it in every photo, while the
@@ -72,11 +77,12 @@ NET_DOUBTS_FROM = 0.9
 VETOES = frozenset({EDGES_REASON, RING_LIKE_PRINT_REASON, RING_UNLIKE_PRINT_REASON, COVERED_REASON})
 #: Features of a merged cell (a bit per cellnet label): the labels photos read, read with the rules' word, leaned
 #: to, put forward at all (support), put forward by two photos or more, read by the first photo, a network was
-#: sure of (NET_DOUBTS_FROM) in a photo that left the cell '?' and saw it (doubts), and read by two photos or more.
-READ, RULED, LEANS, SAID, TWICE, FIRST, DOUBTS, READ_TWICE = (
+#: sure of (NET_DOUBTS_FROM) in a photo that left the cell '?' and saw it (doubts), read unopposed (unopposed), and
+#: read unopposed by two photos or more.
+READ, RULED, LEANS, SAID, TWICE, FIRST, DOUBTS, UNOPPOSED, READ_TWICE = (
     "photos_read", "photos_ruled", "photos_lean", "photos_said", "photos_said_twice", "first_read",
-    "photos_net_doubt", "photos_read_twice")
-KINDS = (READ, RULED, LEANS, SAID, TWICE, FIRST, DOUBTS, READ_TWICE)
+    "photos_net_doubt", "photos_read_unopposed", "photos_read_twice")
+KINDS = (READ, RULED, LEANS, SAID, TWICE, FIRST, DOUBTS, UNOPPOSED, READ_TWICE)
 #: A merged '?' cell's feature: the confidence of a retake's reading held for want of a second photo's word.
 HELD = "held_confidence"
 
@@ -98,6 +104,17 @@ def ruled(cell: Cell) -> bool:
     if "glare_rules" in f:
         return bool(GLARE_RULES[int(f["glare_rules"])] == cell.label)
     return "net_best" not in f  # the rules decided and no network was asked
+
+
+def unopposed(cell: Cell) -> bool:
+    """Whether a read cell's label is not a network's answer over the rules' reading of another label in its photo:
+    the rules read it, or could not tell (or, past glare, read the same or could not tell)."""
+    f = cell.features
+    if "rules_read" in f:
+        return bool(LABELS[int(f["rules_read"])] == cell.label)
+    if "glare_rules" in f:
+        return GLARE_RULES[int(f["glare_rules"])] in (cell.label, UNSURE)
+    return True
 
 
 def leanings(cell: Cell) -> frozenset[str]:
@@ -152,16 +169,17 @@ def _evidence(cell: Cell) -> dict[str, frozenset[str]]:
     read = frozenset({cell.label}) if cell.label != UNSURE else frozenset()
     return {READ: read, RULED: read if read and ruled(cell) else frozenset(),
             LEANS: leanings(cell) if not read else frozenset(), SAID: said, TWICE: frozenset(), FIRST: read,
-            DOUBTS: doubts(cell), READ_TWICE: frozenset()}
+            DOUBTS: doubts(cell), UNOPPOSED: read if read and unopposed(cell) else frozenset(),
+            READ_TWICE: frozenset()}
 
 
 def merge_cell(first: Cell, retake: Cell) -> Cell:
     """The cell as the photos behind ``first`` (the first photo, or the photos merged so far) and ``retake``
     show it together (see the module's rules)."""
     a, b = _evidence(first), _evidence(retake)
-    ev = {k: a[k] | b[k] for k in (READ, RULED, LEANS, SAID, DOUBTS)}
+    ev = {k: a[k] | b[k] for k in (READ, RULED, LEANS, SAID, DOUBTS, UNOPPOSED)}
     ev[TWICE] = a[TWICE] | b[TWICE] | (a[SAID] & b[SAID])
-    ev[READ_TWICE] = a[READ_TWICE] | b[READ_TWICE] | (a[READ] & b[READ])
+    ev[READ_TWICE] = a[READ_TWICE] | b[READ_TWICE] | (a[UNOPPOSED] & b[UNOPPOSED])
     ev[FIRST] = a[FIRST]
     features = {k: _mask(v) for k, v in ev.items()}
     read = ev[READ]

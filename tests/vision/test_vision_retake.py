@@ -44,12 +44,12 @@ def test_the_first_photo_stands_and_a_retake_fills_its_unsure_cells_with_a_secon
     # What the first photo read stands where a retake cannot read it.
     assert merge_cell(_cell("T"), glare).label == "T"
     assert merge_cell(_cell("W"), _cell("W")).label == "W"
-    # A retake fills a cell the first left '?' only with the rules' word for the label and a second photo's:
-    # the rules' reading a network doubted in another photo, or another retake that read it too. A network's
-    # leaning is no such word. Development seed 531, photo 46: a second retake alone read two wood cubes under
-    # glare as teeth at 0.96; a first retake read a metal cube as a tooth the first photo's network had found
-    # likeliest at 0.63. And on the test set, with a network at 0.9 or more as a second word, retakes gave two
-    # confident errors where single photos gave none.
+    # A retake fills a cell the first left '?' only with a second photo's word: the rules' reading a network
+    # doubted in another photo, or another retake that read it too (below). A network's leaning is no such word.
+    # Development seed 531, photo 46: a second retake alone read two wood cubes under glare as teeth at 0.96; a
+    # first retake read a metal cube as a tooth the first photo's network had found likeliest at 0.63. And on the
+    # test set, with a network at 0.9 or more as a second word, retakes gave two confident errors where single
+    # photos gave none.
     assert merge_cell(_cell("?", DOUBTED, rules_read=1.0, net_best=2.0, net_p=0.6), _cell("M")).label == "M"
     assert merge_cell(_cell("?", "glare", net_best=1.0, net_p=0.99), _cell("M")).label == "?"
     assert merge_cell(_cell("?", "cube colour unclear", net_best=2.0, net_p=0.63), _cell("T")).label == "?"
@@ -59,13 +59,24 @@ def test_the_first_photo_stands_and_a_retake_fills_its_unsure_cells_with_a_secon
     settled = merge_cell(held, _cell("M"))
     assert settled.label == "M" and settled.confidence == 0.9
     assert merge_cell(held, _cell("?", "glare", net_best=1.0, net_p=0.99)).label == "?"
-    # Two retakes that read it alike settle it, by the rules' word or each by its networks: two readings are two
-    # words (development seeds 548-550, up to two retakes: two photos read a cell alike 3,463 times, 198 of them
-    # by the networks alone in both, never wrongly).
+    # Two retakes that read it alike settle it, by the rules' word or each by its networks where the rules could
+    # not tell: two readings are two words (development seeds 548-550, up to two retakes: two photos read a cell
+    # alike 3,463 times, 198 of them by the networks alone in both, never wrongly).
     by_networks = _cell("M", net_best=1.0, net_p=0.99)
     by_networks_twice = merge_cell(merge_cell(glare, by_networks), by_networks)
     assert by_networks_twice.label == "M" and by_networks_twice.reason == ""
     assert merge_cell(merge_cell(glare, by_networks), _cell("M")).label == "M"
+    # But not networks that read over the rules' other label, in either photo: a network that misreads a cube
+    # misreads it in every photo (development seed 532, photo 11: wood over the rules' tooth in two photos).
+    over_the_rules = _cell("W", rules_read=2.0, net_best=0.0, net_p=0.99, check_p=0.98)
+    twice_over = merge_cell(merge_cell(glare, over_the_rules), over_the_rules)
+    assert twice_over.label == "?" and twice_over.reason == UNCONFIRMED_REASON
+    assert merge_cell(merge_cell(glare, _cell("W", net_best=0.0, net_p=0.99)), over_the_rules).label == "?"
+    # (Past glare, the rules reading the same or unable to tell do not oppose the networks.)
+    past_glare = _cell("M", glare_rules=float(GLARE_RULES.index("?")), net_best=1.0, net_p=0.999)
+    assert merge_cell(merge_cell(glare, past_glare), by_networks).label == "M"
+    opposed = _cell("M", glare_rules=float(GLARE_RULES.index(".")), net_best=1.0, net_p=0.999)
+    assert merge_cell(merge_cell(glare, opposed), by_networks).label == "?"
     # A network's leaning is still no reading: one retake's networks and another's leaning leave it held.
     leaning = _cell("?", "cube colour unclear", net_best=1.0, net_p=0.97)
     assert merge_cell(merge_cell(glare, by_networks), leaning).reason == UNCONFIRMED_REASON
