@@ -2056,10 +2056,21 @@ RING_ON_CALIBRATED = False
 
 def _unlike(a: F32, b: F32) -> float:
     """How unlike two light measurements are, 1 at a clear difference (RING_VETO_RATIO or RING_VETO_CHROMA)."""
-    la, lb = float(a @ _LUMA), float(b @ _LUMA)
-    if la <= 1e-6 or lb <= 1e-6:
+    return _unlike_seen(_light_and_hue(a), _light_and_hue(b))
+
+
+def _light_and_hue(rgb: F32) -> tuple[float, tuple[float, float, float] | None]:
+    """A light measurement's luminance and the Lab of its colour at a fixed luminance (None when too dark)."""
+    lum = float(rgb @ _LUMA)
+    return lum, lab_of(rgb * 0.5 / lum) if lum > 1e-6 else None
+
+
+def _unlike_seen(a: tuple[float, tuple[float, float, float] | None],
+                 b: tuple[float, tuple[float, float, float] | None]) -> float:
+    """_unlike of two measurements already taken to _light_and_hue."""
+    (la, x), (lb, y) = a, b
+    if x is None or y is None:
         return 9.0
-    x, y = lab_of(a * 0.5 / la), lab_of(b * 0.5 / lb)
     return max(abs(math.log(la / lb)) / math.log(RING_VETO_RATIO),
                math.hypot(x[1] - y[1], x[2] - y[2]) / RING_VETO_CHROMA)
 
@@ -2067,17 +2078,8 @@ def _unlike(a: F32, b: F32) -> float:
 def _any_unlike(parts: Sequence[F32], limit: float) -> bool:
     """Whether any two of these light measurements are more than ``limit`` unlike (_unlike), each measurement's
     luminance and hue worked out once rather than once per pair."""
-    seen = []
-    for rgb in parts:
-        lum = float(rgb @ _LUMA)
-        seen.append((lum, lab_of(rgb * 0.5 / lum) if lum > 1e-6 else None))
-    for i, (la, x) in enumerate(seen):
-        for lb, y in seen[i + 1:]:
-            unlike = 9.0 if x is None or y is None else max(abs(math.log(la / lb)) / math.log(RING_VETO_RATIO),
-                                                             math.hypot(x[1] - y[1], x[2] - y[2]) / RING_VETO_CHROMA)
-            if unlike > limit:
-                return True
-    return False
+    seen = [_light_and_hue(rgb) for rgb in parts]
+    return any(_unlike_seen(a, b) > limit for i, a in enumerate(seen) for b in seen[i + 1:])
 
 
 def _cell_ring(rect: _Rectified, grid: Grid, pose: Pose, cube: float, r: int, c: int, reach: float | None

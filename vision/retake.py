@@ -95,26 +95,30 @@ def _labels(mask: float) -> frozenset[str]:
     return frozenset(label for i, label in enumerate(LABELS) if int(mask) >> i & 1)
 
 
+def _rules_reading(cell: Cell) -> str | None:
+    """What the rules read in a cell's photo, as its features keep it (``rules_read``; past glare ``glare_rules``,
+    ``?`` where they could not tell); None where neither is kept."""
+    f = cell.features
+    if "rules_read" in f:
+        return LABELS[int(f["rules_read"])]
+    if "glare_rules" in f:
+        return GLARE_RULES[int(f["glare_rules"])]
+    return None
+
+
 def ruled(cell: Cell) -> bool:
     """Whether a read cell's label is the rules' own reading in its photo (alone, or with the cell network
     agreeing): not a network's answer over the rules or where the rules could not tell."""
-    f = cell.features
-    if "rules_read" in f:
-        return bool(LABELS[int(f["rules_read"])] == cell.label)
-    if "glare_rules" in f:
-        return bool(GLARE_RULES[int(f["glare_rules"])] == cell.label)
-    return "net_best" not in f  # the rules decided and no network was asked
+    rules = _rules_reading(cell)
+    if rules is not None:
+        return rules == cell.label
+    return "net_best" not in cell.features  # the rules decided and no network was asked
 
 
 def unopposed(cell: Cell) -> bool:
     """Whether a read cell's label is not a network's answer over the rules' reading of another label in its photo:
     the rules read it, or could not tell (or, past glare, read the same or could not tell)."""
-    f = cell.features
-    if "rules_read" in f:
-        return bool(LABELS[int(f["rules_read"])] == cell.label)
-    if "glare_rules" in f:
-        return GLARE_RULES[int(f["glare_rules"])] in (cell.label, UNSURE)
-    return True
+    return _rules_reading(cell) in (None, cell.label, UNSURE)
 
 
 def leanings(cell: Cell) -> frozenset[str]:
