@@ -12,14 +12,15 @@ import pytest
 from vision_photos import benchmark_photo
 
 from vision import cellnet
-from vision.cellnet import CellNet, _conv3x3_relu, _pool2, conv_matrix, default_net, symmetry
+from vision.cellnet import CellNet, _conv_relu_pool, _pool2, conv_matrix, default_net, symmetry
 from vision.reader import CROSS_CHECK_BELOW, DISAGREE_REASON, BoardReading, load_photo, read_board
 from vision.synth import Conditions, random_gear, render_board
 from vision.template import load_template
 
 
-@pytest.mark.parametrize(("channels", "h", "w"), [(3, 6, 5), (8, 16, 9)])  # gathered (im2col), then tap-wise
-def test_the_convolution_is_a_padded_3x3_cross_correlation_then_relu(channels: int, h: int, w: int) -> None:
+@pytest.mark.parametrize(("channels", "h", "w"), [(3, 6, 4), (8, 16, 10)])
+def test_a_layer_is_a_padded_3x3_cross_correlation_then_relu_then_2x2_max_pooling(channels: int, h: int,
+                                                                                   w: int) -> None:
     rng = np.random.default_rng(1)
     x = rng.normal(size=(2, channels, h, w)).astype(np.float32)
     weights = rng.normal(size=(4, channels, 3, 3)).astype(np.float32)
@@ -31,10 +32,11 @@ def test_the_convolution_is_a_padded_3x3_cross_correlation_then_relu(channels: i
             for i in range(h):
                 for j in range(w):
                     want[n, o, i, j] = max(0.0, float((pad[n, :, i:i + 3, j:j + 3] * weights[o]).sum() + b[o]))
-    got = _conv3x3_relu(np.ascontiguousarray(x.transpose(0, 2, 3, 1)), conv_matrix(weights), b)  # channels last
-    assert np.allclose(got.transpose(0, 3, 1, 2), want, atol=1e-5)
-    assert np.array_equal(_pool2(np.arange(16, dtype=np.float32).reshape(1, 4, 4, 1)),
-                          np.array([[[[5], [7]], [[13], [15]]]], dtype=np.float32))
+    pooled = want.reshape(2, 4, h // 2, 2, w // 2, 2).max(axis=(3, 5))
+    got = _conv_relu_pool(np.ascontiguousarray(x.transpose(1, 0, 2, 3)), conv_matrix(weights), b)  # (C, N, H, W)
+    assert np.allclose(got.transpose(1, 0, 2, 3), pooled, atol=1e-5)
+    assert np.array_equal(_pool2(np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4)),
+                          np.array([[[[5, 7], [13, 15]]]], dtype=np.float32))
 
 
 def test_the_quarter_turned_views_average_to_one_probability_each() -> None:
