@@ -24,6 +24,7 @@ benchmark's test sets never use and trains with PyTorch (a development-only depe
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -32,7 +33,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.colour import LINEAR_LUT
+from vision.colour import LINEAR_LUT3
 
 F32 = npt.NDArray[np.float32]
 U8 = npt.NDArray[np.uint8]
@@ -70,7 +71,34 @@ def patch(raw: U8, x0: float, y0: float, ppm: float, centre: tuple[float, float]
     is board mm (x0, y0) at ``ppm`` pixels per mm; ``centre`` the cell's centre in board mm, ``ref_rgb``
     the print's linear RGB next to it, ``shift`` the parallax of a cube's top (board mm), ``print_rgb`` the
     print's reflectance (linear RGB, white 1)."""
-    cx, cy = centre[0] + shift[0] / 2, centre[1] + shift[1] / 2
+    return patches(raw, x0, y0, ppm, [centre], [ref_rgb], [shift], cube_mm, [print_rgb])[0]
+
+
+def patches(raw: U8, x0: float, y0: float, ppm: float, centres: Sequence[tuple[float, float]],
+            ref_rgbs: Sequence[Sequence[float]] | F32, shifts: Sequence[tuple[float, float]], cube_mm: float,
+            print_rgbs: Sequence[Sequence[float]] | F32) -> F32:
+    """``patch`` for many cells of one image at once, (N, CHANNELS, PATCH_PX, PATCH_PX): each cell's pixels are
+    cut and scaled on their own, their light turned into ratios for all of them together."""
+    n = len(centres)
+    out = np.empty((n, CHANNELS, PATCH_PX, PATCH_PX), dtype=np.float32)
+    if n == 0:
+        return out
+    small = np.empty((n, PATCH_PX, PATCH_PX, 3), dtype=np.uint8)
+    for i, (centre, shift) in enumerate(zip(centres, shifts, strict=True)):
+        small[i] = _scaled_piece(raw, x0, y0, ppm, centre[0] + shift[0] / 2, centre[1] + shift[1] / 2)
+    rgb = cv2.LUT(small.reshape(n * PATCH_PX, PATCH_PX, 3), LINEAR_LUT3).reshape(n, PATCH_PX, PATCH_PX, 3)[..., ::-1]
+    ref = np.maximum(np.asarray(ref_rgbs, dtype=np.float32).reshape(n, 3), 1e-4)
+    ratio = rgb / ref[:, None, None, :]
+    out[:, RATIO_PLANES] = np.log2(np.clip(ratio, *RATIO_RANGE)).transpose(0, 3, 1, 2)
+    out[:, SHIFT_PLANES] = (np.asarray(shifts, dtype=np.float64).reshape(n, 2) / cube_mm)[:, :, None, None]
+    prints = np.asarray(print_rgbs, dtype=np.float32).reshape(n, 3)
+    out[:, PRINT_PLANES] = np.log2(np.clip(prints, *PRINT_RANGE))[:, :, None, None]
+    return out
+
+
+def _scaled_piece(raw: U8, x0: float, y0: float, ppm: float, cx: float, cy: float) -> U8:
+    """The PATCH_MM square of ``raw`` (see ``patch``) centred on board mm (cx, cy), scaled to PATCH_PX a side;
+    its border repeated where it runs out of the image, black where less than half of it is in."""
     half = PATCH_MM / 2
     u0 = int(round((cx - half - x0) * ppm))
     v0 = int(round((cy - half - y0) * ppm))
@@ -83,14 +111,7 @@ def patch(raw: U8, x0: float, y0: float, ppm: float, centre: tuple[float, float]
     else:
         piece = cv2.copyMakeBorder(raw[b0:b1, a0:a1], b0 - v0, v0 + n - b1, a0 - u0, u0 + n - a1,
                                    cv2.BORDER_REPLICATE)
-    small = cv2.resize(piece, (PATCH_PX, PATCH_PX), interpolation=cv2.INTER_AREA)
-    rgb = LINEAR_LUT[small[:, :, ::-1]]
-    ratio = rgb / np.maximum(np.asarray(ref_rgb, dtype=np.float32), 1e-4)
-    out = np.empty((CHANNELS, PATCH_PX, PATCH_PX), dtype=np.float32)
-    out[RATIO_PLANES] = np.log2(np.clip(ratio, *RATIO_RANGE)).transpose(2, 0, 1)
-    out[SHIFT_PLANES] = (np.asarray(shift, dtype=np.float64) / cube_mm)[:, None, None]
-    out[PRINT_PLANES] = np.log2(np.clip(np.asarray(print_rgb, dtype=np.float32), *PRINT_RANGE))[:, None, None]
-    return out
+    return np.asarray(cv2.resize(piece, (PATCH_PX, PATCH_PX), interpolation=cv2.INTER_AREA), dtype=np.uint8)
 
 
 # --------------------------------------------------------------------------------------------

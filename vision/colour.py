@@ -34,6 +34,9 @@ def linear_to_srgb(values: npt.ArrayLike) -> FloatArray:
 
 #: uint8 sRGB code value -> linear light, for decoding photo pixels without a float conversion of the photo.
 LINEAR_LUT: FloatArray = srgb_to_linear(np.arange(256, dtype=np.float32) / 255.0)
+#: The same table for each of three channels, as cv2.LUT takes it: it looks a whole image up several times faster
+#: than numpy's indexing.
+LINEAR_LUT3: FloatArray = np.ascontiguousarray(np.repeat(LINEAR_LUT[:, None], 3, axis=1).reshape(1, 256, 3))
 
 
 def linear_rgb_to_lab(rgb: npt.ArrayLike) -> FloatArray:

@@ -13,6 +13,7 @@ from vision_photos import benchmark_photo
 
 from vision import cellnet
 from vision.cellnet import CellNet, _conv_relu_pool, _pool2, conv_matrix, default_net, symmetry
+from vision.colour import LINEAR_LUT
 from vision.reader import CROSS_CHECK_BELOW, DISAGREE_REASON, BoardReading, load_photo, read_board
 from vision.synth import Conditions, random_gear, render_board
 from vision.template import load_template
@@ -69,14 +70,14 @@ def test_a_patch_is_the_light_relative_to_the_print_with_the_parallax_and_print_
     ppm = 6.0
     raw = np.full((400, 400, 3), 180, np.uint8)
     raw[170:230, 170:230] = (90, 90, 90)  # a dark 10 mm square around mm (33.3, 33.3)
-    ref = cellnet.LINEAR_LUT[np.array([180, 180, 180])]
+    ref = LINEAR_LUT[np.array([180, 180, 180])]
     print_rgb = np.array([0.5, 0.25, 2.0], np.float32)  # a print's reflectance (clipped at white)
     x = cellnet.patch(raw, 0.0, 0.0, ppm, (33.3, 33.3), ref, (1.6, -0.8), 8.0, print_rgb)
     assert x.shape == (cellnet.CHANNELS, cellnet.PATCH_PX, cellnet.PATCH_PX)
     assert [float(v) for v in x[5:8, 9, 40]] == pytest.approx([-1.0, -2.0, 0.0])
     assert abs(float(x[0, 2, 2])) < 1e-6  # print: ratio 1
     middle = float(x[1, 32, 31])
-    assert middle == pytest.approx(float(np.log2(cellnet.LINEAR_LUT[90] / cellnet.LINEAR_LUT[180])), abs=0.05)
+    assert middle == pytest.approx(float(np.log2(LINEAR_LUT[90] / LINEAR_LUT[180])), abs=0.05)
     assert np.all(x[3] == pytest.approx(0.2)) and np.all(x[4] == pytest.approx(-0.1))
     # Near the rectified image's edge the border is repeated, never read outside the array.
     edge = cellnet.patch(raw, 0.0, 0.0, ppm, (5.0, 5.0), ref, (0.0, 0.0), 8.0, print_rgb)
@@ -91,13 +92,13 @@ def test_on_a_dark_print_a_white_top_and_a_grey_one_stay_apart() -> None:
     raw = np.full((400, 400, 3), 30, np.uint8)
     raw[100:160, 100:160] = 230
     raw[240:300, 240:300] = 160
-    ref = cellnet.LINEAR_LUT[np.array([30, 30, 30])]
+    ref = LINEAR_LUT[np.array([30, 30, 30])]
     dark = np.full(3, 0.013, np.float32)
     tooth = cellnet.patch(raw, 0.0, 0.0, ppm, (21.7, 21.7), ref, (0.0, 0.0), 8.0, dark)
     metal = cellnet.patch(raw, 0.0, 0.0, ppm, (45.0, 45.0), ref, (0.0, 0.0), 8.0, dark)
     t, m = float(tooth[1, 32, 32]), float(metal[1, 32, 32])
-    assert t == pytest.approx(float(np.log2(cellnet.LINEAR_LUT[230] / cellnet.LINEAR_LUT[30])), abs=0.05)
-    assert m == pytest.approx(float(np.log2(cellnet.LINEAR_LUT[160] / cellnet.LINEAR_LUT[30])), abs=0.05)
+    assert t == pytest.approx(float(np.log2(LINEAR_LUT[230] / LINEAR_LUT[30])), abs=0.05)
+    assert m == pytest.approx(float(np.log2(LINEAR_LUT[160] / LINEAR_LUT[30])), abs=0.05)
     assert t - m > 1.0 and m > 2.0
 
 
