@@ -822,8 +822,9 @@ def _own_print(flat: Sequence[_BandSample], band: Sequence[_BandSample], floor: 
     empty cell is shaded; the two brightest must both differ (one flat-looking cell may be a cube the colour of
     its print)."""
     found = []
+    xy = _positions(band)
     for s in flat:
-        ref = _local_reference(band, s.x, s.y)
+        ref = _local_reference(band, s.x, s.y, xy)
         if ref is None:
             continue
         off = _print_offset(s.rgb, ref[0], floor)
@@ -865,15 +866,24 @@ def _print_differs(inner: F32, band: F32, *, hue_only: bool = False) -> bool:
     return math.hypot(a[1] - b[1], a[2] - b[2]) > PRINT_CHROMA_MAX
 
 
-def _local_reference(samples: Sequence[_BandSample], x: float, y: float) -> tuple[F32, float] | None:
-    """The empty print's light near (x, y) and how much the nearby pieces disagree (max/min luminance).
+def _positions(samples: Sequence[_BandSample]) -> F64:
+    """The samples' places (board mm), (n, 2), for _local_reference."""
+    return np.array([(s.x, s.y) for s in samples], dtype=np.float64).reshape(-1, 2)
+
+
+def _local_reference(samples: Sequence[_BandSample], x: float, y: float,
+                     xy: F64 | None = None) -> tuple[F32, float] | None:
+    """The empty print's light near (x, y) and how much the nearby pieces disagree (max/min luminance);
+    ``xy``: the samples' _positions, where the caller keeps them for many calls.
 
     Cast shadows only ever darken the print, so pieces much darker than the brightest nearby ones are
     dropped (a cube's shadow lying across the band) before a distance-weighted median.
     """
     if len(samples) < 3:
         return None
-    d = np.array([math.hypot(s.x - x, s.y - y) for s in samples])
+    if xy is None:
+        xy = _positions(samples)
+    d = np.hypot(xy[:, 0] - x, xy[:, 1] - y)
     order = np.argsort(d)[: min(12, len(samples))]
     rgb = np.array([samples[i].rgb for i in order])
     lum = rgb @ _LUMA
@@ -1936,6 +1946,8 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
 
     Extra = Mapping[str, list[tuple[tuple[int, int], _BandSample]]]
 
+    band_xy = {name: _positions(band) for name, band in bands.items()}
+
     def classify_all(extra: Extra) -> dict[tuple[str, int, int], Cell]:
         out = {}
         for g, r, c in keys:
@@ -1948,8 +1960,9 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
             if len(near) >= 2:
                 found = (np.median(np.array(near), axis=0).astype(np.float32), 1.0)
             else:
-                found = _local_reference(bands[g.name] + [s for (rc, s) in extra.get(g.name, []) if rc != (r, c)],
-                                         x, y)
+                others = [s for (rc, s) in extra.get(g.name, []) if rc != (r, c)]
+                found = _local_reference(bands[g.name] + others, x, y,
+                                         np.concatenate([band_xy[g.name], _positions(others)]))
             board_lab, board_rgb = labs[g.name], rgbs[g.name]
             lw = UNFAMILIAR_L_WEIGHT if g.name in unfamiliar else MATERIAL_L_WEIGHT
             pool = bands[g.name] if g.name in own_print else shared_bands
@@ -2525,8 +2538,9 @@ def _observed_shadows(bands: Mapping[str, list[_BandSample]], board_lab: F32) ->
     found = []
     for band in bands.values():
         samples = [_BandSample(s.x, s.y, s.rgb if s.plain is None else s.plain) for s in band if not s.clipped]
+        xy = _positions(samples)
         for i, s in enumerate(samples):
-            ref = _local_reference(samples[:i] + samples[i + 1:], s.x, s.y)
+            ref = _local_reference(samples[:i] + samples[i + 1:], s.x, s.y, np.delete(xy, i, axis=0))
             if ref is None:
                 continue
             ratio, da, db = _hue_shift(s.rgb / ref[0] * board_rgb, board_lab, board_rgb)
