@@ -540,18 +540,19 @@ def _band_pieces(rect: _Rectified, grid: Grid, pose: Pose, cube: float,
     for t in np.arange(gy - inner, gy + gh + inner - step + 1e-6, step):
         pieces.append((gx - outer, t, gx - inner, t + step))
         pieces.append((gx + gw + inner, t, gx + gw + outer, t + step))
-    for x0, y0, x1, y1 in pieces:
-        if any(x0 < g.origin_mm[0] + g.size_mm[0] + 1 and g.origin_mm[0] - 1 < x1
-               and y0 < g.origin_mm[1] + g.size_mm[1] + 1 and g.origin_mm[1] - 1 < y1 for g in all_grids):
-            continue
-        blocked = False
-        for cx, cy, (sx0, sx1, sy0, sy1) in cells:
-            if abs(cx - (x0 + x1) / 2) > 20 or abs(cy - (y0 + y1) / 2) > 20:
-                continue
-            if x0 < sx1 and sx0 < x1 and y0 < sy1 and sy0 < y1:
-                blocked = True
-                break
-        if blocked:
+    # Pieces on a grid (or within a mm of one), and pieces a cube could lean into (a cell within 20 mm whose
+    # place overlaps the piece), are skipped: compared all at once.
+    px0, py0, px1, py1 = np.array(pieces, dtype=np.float64).reshape(-1, 4).T[:, :, None]
+    gx0 = np.array([[g.origin_mm[0] for g in all_grids]])
+    gy0 = np.array([[g.origin_mm[1] for g in all_grids]])
+    gx1 = gx0 + np.array([[g.size_mm[0] for g in all_grids]])
+    gy1 = gy0 + np.array([[g.size_mm[1] for g in all_grids]])
+    on_grid = ((px0 < gx1 + 1) & (gx0 - 1 < px1) & (py0 < gy1 + 1) & (gy0 - 1 < py1)).any(axis=1)
+    ccx, ccy, sx0, sx1, sy0, sy1 = np.array([(cx, cy, *place) for cx, cy, place in cells], dtype=np.float64).T[:, None]
+    near = (np.abs(ccx - (px0 + px1) / 2) <= 20) & (np.abs(ccy - (py0 + py1) / 2) <= 20)
+    blocked = (near & (px0 < sx1) & (sx0 < px1) & (py0 < sy1) & (sy0 < py1)).any(axis=1)
+    for (x0, y0, x1, y1), skip in zip(pieces, on_grid | blocked, strict=True):
+        if skip:
             continue
         sl = rect.rect(x0, y0, x1, y1)
         if sl is None:
@@ -822,9 +823,7 @@ def _own_print(flat: Sequence[_BandSample], band: Sequence[_BandSample], floor: 
     empty cell is shaded; the two brightest must both differ (one flat-looking cell may be a cube the colour of
     its print)."""
     found = []
-    xy = _positions(band)
-    for s in flat:
-        ref = _local_reference(band, s.x, s.y, xy)
+    for s, ref in zip(flat, _local_references(band, [(s.x, s.y) for s in flat]), strict=True):
         if ref is None:
             continue
         off = _print_offset(s.rgb, ref[0], floor)
@@ -866,36 +865,59 @@ def _print_differs(inner: F32, band: F32, *, hue_only: bool = False) -> bool:
     return math.hypot(a[1] - b[1], a[2] - b[2]) > PRINT_CHROMA_MAX
 
 
-def _positions(samples: Sequence[_BandSample]) -> F64:
-    """The samples' places (board mm), (n, 2), for _local_reference."""
-    return np.array([(s.x, s.y) for s in samples], dtype=np.float64).reshape(-1, 2)
-
-
-def _local_reference(samples: Sequence[_BandSample], x: float, y: float,
-                     xy: F64 | None = None) -> tuple[F32, float] | None:
-    """The empty print's light near (x, y) and how much the nearby pieces disagree (max/min luminance);
-    ``xy``: the samples' _positions, where the caller keeps them for many calls.
+def _local_reference(samples: Sequence[_BandSample], x: float, y: float) -> tuple[F32, float] | None:
+    """The empty print's light near (x, y) and how much the nearby pieces disagree (max/min luminance).
 
     Cast shadows only ever darken the print, so pieces much darker than the brightest nearby ones are
     dropped (a cube's shadow lying across the band) before a distance-weighted median.
     """
-    if len(samples) < 3:
-        return None
-    if xy is None:
-        xy = _positions(samples)
-    d = np.hypot(xy[:, 0] - x, xy[:, 1] - y)
-    order = np.argsort(d)[: min(12, len(samples))]
-    rgb = np.array([samples[i].rgb for i in order])
-    lum = rgb @ _LUMA
-    # The lit print is the upper envelope of the nearby pieces (shadows only darken); the very
-    # brightest piece is left out in case it caught a reflection.
-    rank = np.argsort(lum)
-    n = len(rank)
-    pick = rank[int(0.55 * n): max(int(0.55 * n) + 1, int(0.92 * n))]
-    wts = 1.0 / (d[order][pick] + 6.0) ** 2
-    ref = np.asarray((rgb[pick] * wts[:, None]).sum(axis=0) / wts.sum(), dtype=np.float32)
-    spread = float(lum.max() / max(lum.min(), 1e-6))
-    return ref, spread
+    return _local_references(samples, [(x, y)])[0]
+
+
+#: _local_reference weighs the print's nearest pieces, at most this many.
+LOCAL_PIECES = 12
+
+
+def _local_references(samples: Sequence[_BandSample], points: Sequence[tuple[float, float]],
+                      exclude: Sequence[int | None] | None = None) -> list[tuple[F32, float] | None]:
+    """_local_reference at many points at once (the readers ask at every cell, or every piece of a band);
+    ``exclude[i]``: a sample left out at point i (the piece or cell itself). None where fewer than three
+    samples are left."""
+    q, n = len(points), len(samples)
+    out: list[tuple[F32, float] | None] = [None] * q
+    if q == 0 or n == 0:
+        return out
+    xy = np.array([(s.x, s.y) for s in samples], dtype=np.float64).reshape(-1, 2)
+    pts = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+    d = np.hypot(xy[None, :, 0] - pts[:, None, 0], xy[None, :, 1] - pts[:, None, 1])
+    counts = np.full(q, n)
+    for i, e in enumerate(exclude or ()):
+        if e is not None:
+            d[i, e] = np.inf
+            counts[i] -= 1
+    # (Stable sorts: pieces at equal distances, common on the band's regular steps, keep their order.)
+    nearest = np.argsort(d, axis=1, kind="stable")
+    rgb_all = np.array([s.rgb for s in samples], dtype=np.float32).reshape(-1, 3)
+    for count in sorted(set(counts.tolist())):
+        if count < 3:
+            continue
+        rows = np.flatnonzero(counts == count)
+        m = min(LOCAL_PIECES, count)
+        order = nearest[rows, :m]
+        rgb = rgb_all[order]
+        lum = rgb @ _LUMA
+        # The lit print is the upper envelope of the nearby pieces (shadows only darken); the very
+        # brightest piece is left out in case it caught a reflection.
+        rank = np.argsort(lum, axis=1, kind="stable")
+        lo = int(0.55 * m)
+        pick = rank[:, lo: max(lo + 1, int(0.92 * m))]
+        wts = 1.0 / (np.take_along_axis(np.take_along_axis(d[rows], order, axis=1), pick, axis=1) + 6.0) ** 2
+        chosen = np.take_along_axis(rgb, pick[:, :, None], axis=1)
+        refs = np.asarray((chosen * wts[:, :, None]).sum(axis=1) / wts.sum(axis=1)[:, None], dtype=np.float32)
+        spreads = lum.max(axis=1) / np.maximum(lum.min(axis=1), 1e-6)
+        for j, i in enumerate(rows.tolist()):
+            out[i] = (refs[j], float(spreads[j]))
+    return out
 
 
 #: How far (mm) to look for print that no cube shades: a cube's shadow reaches ~12 mm, a full grid's row of
@@ -1946,10 +1968,17 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
 
     Extra = Mapping[str, list[tuple[tuple[int, int], _BandSample]]]
 
-    band_xy = {name: _positions(band) for name, band in bands.items()}
-
     def classify_all(extra: Extra) -> dict[tuple[str, int, int], Cell]:
         out = {}
+        # Each cell's print light from the band and the plainly empty cells (``extra``) but itself, asked for
+        # every cell of a grid at once.
+        local: dict[tuple[str, int, int], tuple[F32, float] | None] = {}
+        for g in grids_:
+            own = {rc: len(bands[g.name]) + j for j, (rc, _s) in enumerate(extra.get(g.name, []))}
+            places = [(r, c) for r in range(g.rows) for c in range(g.cols)]
+            found_all = _local_references(bands[g.name] + [s for _rc, s in extra.get(g.name, [])],
+                                          [g.cell_centre(r, c) for r, c in places], [own.get(rc) for rc in places])
+            local.update({(g.name, r, c): f for (r, c), f in zip(places, found_all, strict=True)})
         for g, r, c in keys:
             m = measures[(g.name, r, c)]
             x, y = g.cell_centre(r, c)
@@ -1960,9 +1989,7 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
             if len(near) >= 2:
                 found = (np.median(np.array(near), axis=0).astype(np.float32), 1.0)
             else:
-                others = [s for (rc, s) in extra.get(g.name, []) if rc != (r, c)]
-                found = _local_reference(bands[g.name] + others, x, y,
-                                         np.concatenate([band_xy[g.name], _positions(others)]))
+                found = local[(g.name, r, c)]
             board_lab, board_rgb = labs[g.name], rgbs[g.name]
             lw = UNFAMILIAR_L_WEIGHT if g.name in unfamiliar else MATERIAL_L_WEIGHT
             pool = bands[g.name] if g.name in own_print else shared_bands
@@ -2538,9 +2565,8 @@ def _observed_shadows(bands: Mapping[str, list[_BandSample]], board_lab: F32) ->
     found = []
     for band in bands.values():
         samples = [_BandSample(s.x, s.y, s.rgb if s.plain is None else s.plain) for s in band if not s.clipped]
-        xy = _positions(samples)
-        for i, s in enumerate(samples):
-            ref = _local_reference(samples[:i] + samples[i + 1:], s.x, s.y, np.delete(xy, i, axis=0))
+        refs = _local_references(samples, [(s.x, s.y) for s in samples], range(len(samples)))
+        for s, ref in zip(samples, refs, strict=True):
             if ref is None:
                 continue
             ratio, da, db = _hue_shift(s.rgb / ref[0] * board_rgb, board_lab, board_rgb)
