@@ -611,15 +611,12 @@ def _line_profiles(rect: _Rectified, grid: Grid, offs: npt.NDArray[np.float64], 
     ``per_cell``: one profile per cell-long piece of each line instead of one per line."""
     step = 1 / rect.ppm
     x0, y0 = grid.origin_mm
-    w, h = grid.size_mm
     lum = rect.lum
     H, W = lum.shape
 
-    def at(xs: npt.NDArray[np.float64], ys: npt.NDArray[np.float64]) -> npt.NDArray[np.float32]:
-        # Pixel i covers mm [x0 + i / ppm, x0 + (i + 1) / ppm) (see _Rectified.rect).
-        u = np.clip(np.floor((xs - rect.x0) * rect.ppm).astype(int), 0, W - 1)
-        v = np.clip(np.floor((ys - rect.y0) * rect.ppm).astype(int), 0, H - 1)
-        return lum[v, u]
+    def px(mm: npt.NDArray[np.float64], origin: float, size: int) -> npt.NDArray[np.intp]:
+        # Pixel i covers mm [origin + i / ppm, origin + (i + 1) / ppm) (see _Rectified.rect).
+        return np.clip(np.floor((mm - origin) * rect.ppm).astype(np.intp), 0, size - 1)
 
     def pieces(start: float, count: int) -> list[npt.NDArray[np.float64]]:
         if not per_cell:
@@ -627,16 +624,20 @@ def _line_profiles(rect: _Rectified, grid: Grid, offs: npt.NDArray[np.float64], 
         return [np.arange(start + k * grid.cell_mm + 1.5, start + (k + 1) * grid.cell_mm - 1.5, step)
                 for k in range(count)]
 
-    vertical, horizontal = [], []
-    for c in range(1, grid.cols):
-        xs = x0 + c * grid.cell_mm + offs
-        for along in pieces(y0, grid.rows):
-            vertical.append(np.median(at(xs[:, None] + 0 * along[None, :], 0 * xs[:, None] + along[None, :]), axis=1))
-    for r in range(1, grid.rows):
-        ys = y0 + r * grid.cell_mm + offs
-        for along in pieces(x0, grid.cols):
-            horizontal.append(np.median(at(0 * ys[:, None] + along[None, :], ys[:, None] + 0 * along[None, :]), axis=1))
-    return vertical, horizontal
+    def profiles(first: float, count: int, start: float, along_count: int, vertical: bool
+                 ) -> list[npt.NDArray[np.float32]]:
+        # Every inner line's median profile along one piece at once; in the order line by line, piece by piece.
+        across = first + np.arange(1, count)[:, None] * grid.cell_mm + offs[None, :]  # (lines, offsets)
+        found = []
+        for along in pieces(start, along_count):
+            if vertical:
+                values = lum[px(along, rect.y0, H)[None, None, :], px(across, rect.x0, W)[:, :, None]]
+            else:
+                values = lum[px(across, rect.y0, H)[:, :, None], px(along, rect.x0, W)[None, None, :]]
+            found.append(np.median(values, axis=2))
+        return [found[k][line] for line in range(count - 1) for k in range(len(found))]
+
+    return (profiles(x0, grid.cols, y0, grid.rows, True), profiles(y0, grid.rows, x0, grid.cols, False))
 
 
 def _placed_by_lines(rect: _Rectified, template: Template) -> Template:
