@@ -3372,10 +3372,17 @@ def _print_over_band(cells: Sequence[_BandSample], band: Sequence[_BandSample]) 
 
 def _patches_at(refs: Sequence[tuple[F64, F32, F32]], p: F64) -> tuple[F32, F32]:
     """The stickers' white and black patches as seen at image point ``p``: weighted by nearness in the photo."""
-    d = np.array([np.linalg.norm(p - c) for c, _, _ in refs])
-    w = 1 / (d + 1.0) ** 2
-    white = sum(wi * wh for wi, (_, wh, _) in zip(w, refs, strict=True)) / w.sum()
-    black = sum(wi * bl for wi, (_, _, bl) in zip(w, refs, strict=True)) / w.sum()
+    white, black = _patches_at_all(refs, np.asarray(p, dtype=np.float64).reshape(1, 2))
+    return white[0], black[0]
+
+
+def _patches_at_all(refs: Sequence[tuple[F64, F32, F32]], pts: F64) -> tuple[F64, F64]:
+    """_patches_at for many image points at once, (n, 2): their whites and blacks, (n, 3) each."""
+    centres = np.array([c for c, _, _ in refs], dtype=np.float64).reshape(-1, 2)
+    w = 1 / (np.sqrt(((pts[:, None, :] - centres[None, :, :]) ** 2).sum(axis=2)) + 1.0) ** 2
+    total = w.sum(axis=1)[:, None]
+    white = (w[:, :, None] * np.array([wh for _, wh, _ in refs])[None]).sum(axis=1) / total
+    black = (w[:, :, None] * np.array([bl for _, _, bl in refs])[None]).sum(axis=1) / total
     return white, black
 
 
@@ -3385,18 +3392,15 @@ def _board_colour(refs: Sequence[tuple[F64, F32, F32]], loc: Located, template: 
     sticker shows its reference patches (or too little print is visible)."""
     if len(refs) < 1 or len(bands) < 3:
         return None
-    estimates = []
     pts = cv2.perspectiveTransform(np.array([[[s.x, s.y]] for s in bands], dtype=np.float64), loc.hom)
-    for s, p in zip(bands, pts.reshape(-1, 2), strict=True):
-        white, black = _patches_at(refs, p)
-        gain = (white - black) / (PAPER_REFLECTANCE - BLACK_REFLECTANCE)
-        if np.any(gain <= 1e-4):
-            continue
-        estimates.append(np.maximum((s.rgb - black) / gain + BLACK_REFLECTANCE, 0.005))
-    if len(estimates) < 3:
+    white, black = _patches_at_all(refs, pts.reshape(-1, 2))
+    gain = (white - black) / (PAPER_REFLECTANCE - BLACK_REFLECTANCE)
+    ok = ~np.any(gain <= 1e-4, axis=1)
+    if np.count_nonzero(ok) < 3:
         return None
+    rgb = np.array([s.rgb for s in bands])[ok]
+    arr = np.maximum((rgb - black[ok]) / gain[ok] + BLACK_REFLECTANCE, 0.005)
     # The upper half of the board's pieces: a cast shadow lowers some pieces, nothing raises them.
-    arr = np.array(estimates)
     lum = arr @ _LUMA
     keep = arr[lum >= np.median(lum)]
     return np.asarray(linear_rgb_to_lab(np.median(keep, axis=0)), dtype=np.float32)
