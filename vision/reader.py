@@ -440,7 +440,7 @@ class _Rectified:
         found = self._stats.get(key)
         if found is None:
             peak = self.peak[sl]
-            mean = np.asarray(self.lin[sl].reshape(-1, 3).mean(axis=0), dtype=np.float32)
+            mean = np.asarray(_mean(self.lin[sl].reshape(-1, 3), axis=0), dtype=np.float32)
             mean.flags.writeable = False
             # (The clipped count over the size is the mean of the boolean mask, to the last bit.)
             found = (mean, np.count_nonzero(peak >= GLARE_LEVEL) / peak.size, bool(peak.min() > 0))
@@ -453,7 +453,7 @@ class _Rectified:
         it."""
         lin = np.sort(self.lin[sl].reshape(-1, 3), axis=0)
         cut = int(len(lin) * BAND_TRIM)
-        return np.asarray(lin[cut: max(len(lin) - cut, cut + 1)].mean(axis=0), dtype=np.float32)
+        return np.asarray(_mean(lin[cut: max(len(lin) - cut, cut + 1)], axis=0), dtype=np.float32)
 
     def white_clipped(self, sl: tuple[slice, slice]) -> float:
         """The fraction of the region clipped in every channel (white: no colour left to measure)."""
@@ -467,8 +467,14 @@ class _Rectified:
         h, w = lum.shape
         if h < 2 or w < 2:
             return 0.0
-        halves = [lum[: h // 2].mean(), lum[h - h // 2:].mean(), lum[:, : w // 2].mean(), lum[:, w - w // 2:].mean()]
-        return float(max(abs(halves[0] - halves[1]), abs(halves[2] - halves[3])) / max(float(lum.mean()), 1e-6))
+        halves = [_mean(lum[: h // 2]), _mean(lum[h - h // 2:]), _mean(lum[:, : w // 2]), _mean(lum[:, w - w // 2:])]
+        return float(max(abs(halves[0] - halves[1]), abs(halves[2] - halves[3])) / max(float(_mean(lum)), 1e-6))
+
+
+def _mean(a: F32, axis: int | None = None) -> Any:
+    """np.mean of a float array without its Python wrapper (a photo takes thousands of small means): the same sum
+    and the same division, so the same bits."""
+    return np.add.reduce(a, axis=axis) / (a.size if axis is None else a.shape[axis])
 
 
 def _grid_box(template: Template, margin: float) -> tuple[float, float, float, float]:
