@@ -3,6 +3,7 @@ decides on full-size benchmark-recipe photos where the rules alone say '?'."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,19 @@ def test_a_layer_is_a_padded_3x3_cross_correlation_then_relu_then_2x2_max_poolin
     assert np.allclose(got.transpose(1, 0, 2, 3), pooled, atol=1e-5)
     assert np.array_equal(_pool2(np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4)),
                           np.array([[[[5, 7], [13, 15]]]], dtype=np.float32))
+
+
+def test_constant_planes_taken_as_maps_give_the_plain_convolution_s_probabilities() -> None:
+    net = default_net()
+    assert net is not None and net.flat is not None
+    rng = np.random.default_rng(5)
+    x = rng.normal(0, 0.5, size=(6, cellnet.CHANNELS, cellnet.PATCH_PX, cellnet.PATCH_PX)).astype(np.float32)
+    x[:, cellnet.FLAT_FROM:] = rng.normal(0, 0.5, size=(6, cellnet.CHANNELS - cellnet.FLAT_FROM, 1, 1))
+    plain = replace(net, flat=None)
+    assert np.allclose(net.probabilities(x, views=2), plain.probabilities(x, views=2), atol=1e-5)
+    # Planes that are not constant (not a patch cut by cellnet.patches) take the plain convolution.
+    x[0, cellnet.FLAT_FROM, 0, 0] += 1.0
+    assert np.array_equal(net.probabilities(x, views=2), plain.probabilities(x, views=2))
 
 
 def test_the_quarter_turned_views_average_to_one_probability_each() -> None:
