@@ -86,10 +86,12 @@ def patches(raw: U8, x0: float, y0: float, ppm: float, centres: Sequence[tuple[f
     small = np.empty((n, PATCH_PX, PATCH_PX, 3), dtype=np.uint8)
     for i, (centre, shift) in enumerate(zip(centres, shifts, strict=True)):
         small[i] = _scaled_piece(raw, x0, y0, ppm, centre[0] + shift[0] / 2, centre[1] + shift[1] / 2)
-    rgb = cv2.LUT(small.reshape(n * PATCH_PX, PATCH_PX, 3), LINEAR_LUT3).reshape(n, PATCH_PX, PATCH_PX, 3)[..., ::-1]
-    ref = np.maximum(np.asarray(ref_rgbs, dtype=np.float32).reshape(n, 3), 1e-4)
-    ratio = rgb / ref[:, None, None, :]
-    out[:, RATIO_PLANES] = np.log2(np.clip(ratio, *RATIO_RANGE)).transpose(0, 3, 1, 2)
+    # (In the pixels' B, G, R order until the planes are written: arithmetic on contiguous arrays.)
+    ratio = cv2.LUT(small.reshape(n * PATCH_PX, PATCH_PX, 3), LINEAR_LUT3).reshape(n, PATCH_PX, PATCH_PX, 3)
+    ratio /= np.maximum(np.asarray(ref_rgbs, dtype=np.float32).reshape(n, 3), 1e-4)[:, None, None, ::-1]
+    np.clip(ratio, *RATIO_RANGE, out=ratio)
+    np.log2(ratio, out=ratio)
+    out[:, RATIO_PLANES] = ratio[..., ::-1].transpose(0, 3, 1, 2)
     out[:, SHIFT_PLANES] = (np.asarray(shifts, dtype=np.float64).reshape(n, 2) / cube_mm)[:, :, None, None]
     prints = np.asarray(print_rgbs, dtype=np.float32).reshape(n, 3)
     out[:, PRINT_PLANES] = np.log2(np.clip(prints, *PRINT_RANGE))[:, :, None, None]
