@@ -657,8 +657,9 @@ def _placed_by_lines(rect: _Rectified, template: Template) -> Template:
         for profiles in _line_profiles(rect, g, offs, per_cell=True):
             # Each cell-long piece of each inner line on its own: a cube's side faces or shadow along a piece
             # pull its profile aside. A third of the pieces must agree, or the grid stays where it was.
-            centres = np.array([c for prof in profiles
-                                if (c := _line_centre(prof, offs, float(np.median(prof[ends])))) is not None])
+            fills = np.median(np.array(profiles)[:, ends], axis=1) if profiles else []
+            centres = np.array([c for prof, fill in zip(profiles, fills, strict=True)
+                                if (c := _line_centre(prof, offs, float(fill))) is not None])
             if len(centres) == 0:
                 shift.append(0.0)
                 continue
