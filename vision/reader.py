@@ -371,9 +371,9 @@ class _Rectified:
     def edges(self) -> F32:
         """Gradient magnitude of every pixel (Sobel, on the grey; computed once, on first use), for _inner_edges."""
         if self._edges is None:
-            grey = cv2.cvtColor(self.raw, cv2.COLOR_BGR2GRAY).astype(np.float32)
-            self._edges = np.asarray(np.hypot(cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3),
-                                              cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)), dtype=np.float32)
+            grey = cv2.cvtColor(self.raw, cv2.COLOR_BGR2GRAY)
+            self._edges = np.asarray(cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3),
+                                                   cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)), dtype=np.float32)
         return self._edges
 
     def glare_spots(self) -> list[GlareSpot]:
