@@ -445,13 +445,34 @@ class _Rectified:
         key = (sl[0].start, sl[0].stop, sl[0].step, sl[1].start, sl[1].stop, sl[1].step)
         found = self._stats.get(key)
         if found is None:
-            peak = self.peak[sl]
             mean = np.asarray(_mean(self.lin[sl].reshape(-1, 3), axis=0), dtype=np.float32)
             mean.flags.writeable = False
             # (The clipped count over the size is the mean of the boolean mask, to the last bit.)
-            found = (mean, np.count_nonzero(peak >= GLARE_LEVEL) / peak.size, bool(peak.min() > 0))
+            clipped, outside, size = self.counts(sl)
+            found = (mean, clipped / size, outside == 0)
             self._stats[key] = found
         return found
+
+    _clipped_sums: npt.NDArray[np.int32] | None = None
+    _outside_sums: npt.NDArray[np.int32] | None = None
+
+    def counts(self, sl: tuple[slice, slice]) -> tuple[int, int, int]:
+        """How many of the region's pixels are clipped (GLARE_LEVEL) and how many lie outside the photo, and its
+        size: from summed-area tables of the two masks (made on first use), four lookups a region."""
+        if sl[0].step not in (None, 1) or sl[1].step not in (None, 1):
+            peak = self.peak[sl]
+            return int(np.count_nonzero(peak >= GLARE_LEVEL)), int(np.count_nonzero(peak == 0)), int(peak.size)
+        if self._clipped_sums is None or self._outside_sums is None:
+            self._clipped_sums = cv2.integral((self.peak >= GLARE_LEVEL).astype(np.uint8))
+            self._outside_sums = cv2.integral((self.peak == 0).astype(np.uint8))
+        h, w = self.peak.shape
+        v0, v1, _ = sl[0].indices(h)
+        u0, u1, _ = sl[1].indices(w)
+        if v1 <= v0 or u1 <= u0:
+            return 0, 0, 0
+        c, o = self._clipped_sums, self._outside_sums
+        return (int(c[v1, u1] - c[v0, u1] - c[v1, u0] + c[v0, u0]), int(o[v1, u1] - o[v0, u1] - o[v1, u0] + o[v0, u0]),
+                (v1 - v0) * (u1 - u0))
 
     def trimmed_mean(self, sl: tuple[slice, slice]) -> F32:
         """Per channel, the mean linear RGB of the region's pixels between their BAND_TRIM and 1 - BAND_TRIM
@@ -734,8 +755,8 @@ def _inner_samples(rect: _Rectified, grid: Grid, pose: Pose, cube: float, reach:
                 if sl is None:
                     continue
                 px = rect.raw[sl].reshape(-1, 3)
-                peak = rect.peak[sl]
-                if peak.min() == 0 or np.count_nonzero(peak >= GLARE_LEVEL) / peak.size > 0.01:
+                clipped, outside, size = rect.counts(sl)
+                if outside or clipped / size > 0.01:
                     continue
                 # The median: the printed outline's ink or a jittered cube's edge may reach into the strip.
                 med = LINEAR_LUT[_median_u8(px)[::-1]]
@@ -2934,8 +2955,8 @@ def _side_pieces(rect: _Rectified, template: Template, key: CellKey, side: Side,
     if sl is None:
         return None
     raw = rect.raw[sl]
-    peak = rect.peak[sl]
-    if raw.size == 0 or bool((peak == 0).any()) or bool((peak >= GLARE_LEVEL).any()):
+    clipped, outside, _size = rect.counts(sl)
+    if raw.size == 0 or outside or clipped:
         return None
     lum = rect.lum[sl]
     if sy:
