@@ -37,6 +37,8 @@ from vision.reader import (
     _classify_over_light,
     _edges_covered,
     _grid_box,
+    _local_reference,
+    _local_references,
     _local_shadow_sides,
     _Measure,
     _on_shadow_line,
@@ -319,3 +321,41 @@ def test_shadows_may_fall_on_every_side_the_cubes_nearby_do_not_show_lit() -> No
     assert {(1, 0), (-1, 0), (0, 1)} <= sides  # dark, or not seen nearby: may be a shadow side
     one = {("weapon_right", 1, 2): {(0, -1): 0.94}}
     assert (0, -1) in _local_shadow_sides(template, one, here)  # one lit ring is not enough evidence
+
+
+def test_the_print_s_light_is_the_lit_pieces_nearby_and_many_places_ask_as_each_would_alone() -> None:
+    # The print's light next to a cell is the upper envelope of the nearest band pieces (a cube's shadow only
+    # darkens the print): pieces in a shadow near the point do not pull it down.
+    rng = np.random.default_rng(7)
+    lit = np.array([0.40, 0.35, 0.30], np.float32)
+    samples = [_BandSample(float(x), float(y), (lit * rng.uniform(0.99, 1.01)).astype(np.float32))
+               for x, y in rng.uniform(0.0, 60.0, size=(40, 2))]
+    samples += [_BandSample(30.0 + dx, 30.0, (lit * 0.4).astype(np.float32)) for dx in (-1.0, 0.0, 1.0)]
+    found = _local_reference(samples, 30.0, 30.0)
+    assert found is not None
+    assert np.allclose(found[0], lit, rtol=0.02)
+    assert found[1] > 2.0  # the shadowed pieces are seen as a spread
+    # Asked at many places at once, each leaving out one piece (its own), each answer is the one the place
+    # would get alone from the other pieces.
+    places = [(s.x, s.y) for s in samples]
+    together = _local_references(samples, places, range(len(samples)))
+    for i, (x, y) in enumerate(places):
+        alone = _local_reference(samples[:i] + samples[i + 1:], x, y)
+        got = together[i]
+        assert alone is not None and got is not None
+        assert np.array_equal(got[0], alone[0]) and got[1] == alone[1]
+    assert _local_references(samples[:3], [(0.0, 0.0)], [0]) == [None]  # two pieces left: no reference
+
+
+def test_a_region_s_clipped_and_outside_pixels_are_counted_exactly() -> None:
+    image = np.full((300, 400, 3), 120, np.uint8)
+    image[50:60, 100:130] = 255  # 300 clipped pixels (fewer once warped: the edges blur)
+    rect = _Rectified(image, np.diag([5.0, 5.0, 1.0]), (-10.0, 0.0, 70.0, 60.0), 5.0)  # 10 mm left of the photo
+    for sl in [(slice(40, 70), slice(140, 200)), (slice(0, 300), slice(0, 60)), (slice(55, 56), slice(160, 161))]:
+        peak = rect.peak[sl]
+        want = (int(np.count_nonzero(peak >= 250)), int(np.count_nonzero(peak == 0)), int(peak.size))
+        assert rect.counts(sl) == want
+        mean, clipped, inside = rect.stats(sl)
+        assert clipped == want[0] / want[2] and inside == (want[1] == 0)
+    assert 200 < rect.counts((slice(40, 70), slice(140, 200)))[0] <= 300
+    assert rect.counts((slice(0, 300), slice(0, 60)))[1] > 0
