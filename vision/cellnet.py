@@ -166,7 +166,7 @@ def _first_layer(x: F32, w: F32, b: F32, varying: F32, maps: F32, flat_from: int
     """The first layer (``_conv_relu_pool``) where the planes from ``flat_from`` on are constant over each patch:
     the 3x3 neighbourhoods of the others (``varying``: their columns of ``w``), plus each constant plane's value
     times its ``_flat_maps``; the same sums in another order (within 1e-5 of the plain convolution)."""
-    c, n, h, wd = x.shape
+    n, h, wd = x.shape[1:]
     out = _conv3x3(x[:flat_from], varying)
     consts = np.ascontiguousarray(x[flat_from:, :, 0, 0].T)  # (N, planes)
     out += np.matmul(consts[None], maps).reshape(w.shape[0], n, h, wd)

@@ -581,7 +581,8 @@ def _band_pieces(rect: _Rectified, grid: Grid, pose: Pose, cube: float,
     gx1 = gx0 + np.array([[g.size_mm[0] for g in all_grids]])
     gy1 = gy0 + np.array([[g.size_mm[1] for g in all_grids]])
     on_grid = ((px0 < gx1 + 1) & (gx0 - 1 < px1) & (py0 < gy1 + 1) & (gy0 - 1 < py1)).any(axis=1)
-    ccx, ccy, sx0, sx1, sy0, sy1 = np.array([(cx, cy, *place) for cx, cy, place in cells], dtype=np.float64).T[:, None]
+    ccx, ccy, sx0, sx1, sy0, sy1 = np.array([(cx, cy, *place) for cx, cy, place in cells],
+                                              dtype=np.float64).reshape(-1, 6).T[:, None]
     near = (np.abs(ccx - (px0 + px1) / 2) <= 20) & (np.abs(ccy - (py0 + py1) / 2) <= 20)
     blocked = (near & (px0 < sx1) & (sx0 < px1) & (py0 < sy1) & (sy0 < py1)).any(axis=1)
     for (x0, y0, x1, y1), skip in zip(pieces, on_grid | blocked, strict=True):
