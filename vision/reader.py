@@ -931,7 +931,8 @@ def _local_references(samples: Sequence[_BandSample], points: Sequence[tuple[flo
         if e is not None:
             d[i, e] = np.inf
             counts[i] -= 1
-    # (Stable sorts: pieces at equal distances, common on the band's regular steps, keep their order.)
+    # (Stable sorts: pieces at equal distances, common on the band's regular steps, or of equal light keep their
+    # order.)
     nearest = np.argsort(d, axis=1, kind="stable")
     rgb_all = np.array([s.rgb for s in samples], dtype=np.float32).reshape(-1, 3)
     for count in sorted(set(counts.tolist())):

@@ -355,7 +355,7 @@ def test_a_region_s_clipped_and_outside_pixels_are_counted_exactly() -> None:
         peak = rect.peak[sl]
         want = (int(np.count_nonzero(peak >= 250)), int(np.count_nonzero(peak == 0)), int(peak.size))
         assert rect.counts(sl) == want
-        mean, clipped, inside = rect.stats(sl)
+        _light, clipped, inside = rect.stats(sl)
         assert clipped == want[0] / want[2] and inside == (want[1] == 0)
     assert 200 < rect.counts((slice(40, 70), slice(140, 200)))[0] <= 300
     assert rect.counts((slice(0, 300), slice(0, 60)))[1] > 0
