@@ -346,10 +346,10 @@ class _Rectified:
     def lum(self) -> F32:
         """Linear luminance of every pixel (computed once, on first use)."""
         if self._lum is None:
-            # (cv2.LUT looks the three channels up in a fifth of the time numpy's indexing takes.)
-            terms = cv2.LUT(self.raw, _LUMA_LUT_BGR)
-            lum = terms[..., 2] + terms[..., 1]
-            lum += terms[..., 0]
+            # Each channel's linear light times its weight, summed R + G + B (float32 throughout).
+            lin = self.lin
+            lum = lin[..., 0] * _LUMA[0] + lin[..., 1] * _LUMA[1]
+            lum += lin[..., 2] * _LUMA[2]
             self._lum = np.asarray(lum, dtype=np.float32)
         return self._lum
 
@@ -453,26 +453,25 @@ class _Rectified:
             self._stats[key] = found
         return found
 
-    _clipped_sums: npt.NDArray[np.int32] | None = None
-    _outside_sums: npt.NDArray[np.int32] | None = None
+    _mask_sums: npt.NDArray[np.int32] | None = None
 
     def counts(self, sl: tuple[slice, slice]) -> tuple[int, int, int]:
         """How many of the region's pixels are clipped (GLARE_LEVEL) and how many lie outside the photo, and its
-        size: from summed-area tables of the two masks (made on first use), four lookups a region."""
+        size: from one summed-area table of the two masks (made on first use), four lookups a region."""
         if sl[0].step not in (None, 1) or sl[1].step not in (None, 1):
             peak = self.peak[sl]
             return int(np.count_nonzero(peak >= GLARE_LEVEL)), int(np.count_nonzero(peak == 0)), int(peak.size)
-        if self._clipped_sums is None or self._outside_sums is None:
-            self._clipped_sums = cv2.integral((self.peak >= GLARE_LEVEL).astype(np.uint8))
-            self._outside_sums = cv2.integral((self.peak == 0).astype(np.uint8))
+        if self._mask_sums is None:
+            masks = np.dstack([self.peak >= GLARE_LEVEL, self.peak == 0]).astype(np.uint8)
+            self._mask_sums = np.asarray(cv2.integral(masks), dtype=np.int32)
         h, w = self.peak.shape
         v0, v1, _ = sl[0].indices(h)
         u0, u1, _ = sl[1].indices(w)
         if v1 <= v0 or u1 <= u0:
             return 0, 0, 0
-        c, o = self._clipped_sums, self._outside_sums
-        return (int(c[v1, u1] - c[v0, u1] - c[v1, u0] + c[v0, u0]), int(o[v1, u1] - o[v0, u1] - o[v1, u0] + o[v0, u0]),
-                (v1 - v0) * (u1 - u0))
+        t = self._mask_sums
+        clipped, outside = (t[v1, u1] - t[v0, u1] - t[v1, u0] + t[v0, u0]).tolist()
+        return int(clipped), int(outside), (v1 - v0) * (u1 - u0)
 
     def trimmed_mean(self, sl: tuple[slice, slice]) -> F32:
         """Per channel, the mean linear RGB of the region's pixels between their BAND_TRIM and 1 - BAND_TRIM
@@ -1127,10 +1126,6 @@ def _weighted(a: npt.ArrayLike, b: npt.ArrayLike, wl: float) -> float:
 
 
 _LUMA = np.array([0.2126, 0.7152, 0.0722], dtype=np.float32)
-#: Per 8-bit value, its linear light times each channel's luminance weight (B, G, R: the photo's order), as one
-#: three-channel table for cv2.LUT.
-_LUMA_LUT_BGR = np.ascontiguousarray(np.stack([np.asarray(LINEAR_LUT * w, dtype=np.float32) for w in _LUMA[::-1]],
-                                              axis=1).reshape(1, 256, 3))
 
 
 def _regions(grid: Grid, pose: Pose, cube: float, r: int, c: int) -> tuple[tuple[float, ...], tuple[float, ...]]:
