@@ -67,6 +67,10 @@ RING_MM = 2.0
 BITS_MIN = 2.0
 #: A lone cube's patch fits a rectangle of CUBE_MM (plus this) by CUBE_MM plus its sides' band (plus this).
 FIT_MM = 2.5
+#: A one-cube patch joined with its colour's faces in shade fits one cube's whole silhouette, turned as the patch
+#: is (``_lone_rect_mm``), with this much slack on each side (development seeds 11 and 12, second renderer: 99 %
+#: of lone cubes within 1.94 mm, 37 of 45 stacks beyond 2).
+SHADED_FIT_MM = 2.0
 #: A face in shade: its linear RGB within this angle (degrees) of its colour's, at this share of its light.
 SHADE_ANGLE = 8.0
 SHADE_LIGHT = (0.12, 0.9)
@@ -78,8 +82,12 @@ SPECK = 0.08
 #: More touching cubes of one colour than this in one patch are not counted (it is more likely the tray's rim,
 #: a card or a cloth of that colour).
 MAX_GROUP = 5
-#: A patch counts as n cubes if its area is within this of n silhouettes.
+#: A patch counts as n cubes if its area is within this of n silhouettes, and is nearer n than any other count of
+#: what one cube's patch measures in the photo (``_one_cube``).
 COUNT_SLACK = 0.22
+#: One cube's patch is taken as the median of those between these (in silhouettes), where there are this many.
+UNIT_RANGE = (0.6, 1.25)
+UNIT_PATCHES = 3
 #: A pixel this far (Lab, lightness at half weight) from the lining (the median of what no cube colour claims)
 #: is something on the tray, not the lining or a shadow on it.
 THING_MIN = 15.0
@@ -167,7 +175,7 @@ class Patch:
     band_mm: float  # how far a lone cube's sides reach towards the nadir there (d s / H)
     #: How much longer than one cube's whole silhouette there (``_lone_rect_mm``) the sides of the smallest rectangle
     #: around the patch joined with its colour's faces in shade beside it (``_shaded``) are; None where that joins
-    #: it to another patch of its colour.
+    #: it to another cube-sized patch of its colour.
     shaded_excess_mm: tuple[float, float] | None = None
 
 
@@ -256,7 +264,9 @@ def tray_patches(image: U8, colours: dict[str, tuple[float, float, float]] | Non
         into = np.zeros(n, np.intp)
         inked = labels > 0
         into[labels[inked]] = joined[inked]
-        sharing = np.bincount(into[1:], minlength=_k)
+        # (Slivers too small for a cube, a lower cube's lit corners among them, do not count as other patches.)
+        cube_sized = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] >= SMALL * CUBE_MM**2 * PPM**2)
+        sharing = np.bincount(into[cube_sized[cube_sized > 0]], minlength=_k)
         for j in range(1, n):
             area = stats[j, cv2.CC_STAT_AREA] / PPM**2
             px, py = x0 + cents[j][0] / PPM, y0 + cents[j][1] / PPM
@@ -356,12 +366,23 @@ def _apart(mask: npt.NDArray[np.bool_], own: npt.NDArray[np.bool_]) -> npt.NDArr
     return mask & ~np.isin(labels, joined[joined > 0])
 
 
+def _one_cube(patches: list[Patch]) -> float:
+    """What one cube's patch measures in this photo, in silhouettes (``Patch.cubes``): the median of the patches
+    that look like one cube each (UNIT_PATCHES of them at least; else 1). Its faces in shade are darker than the
+    colour match takes, so a lone cube's patch is mostly its top, short of the whole silhouette by how far its
+    sides reach: three touching cubes can measure 2.3 silhouettes. A count must hold in both units."""
+    ones = sorted(p.cubes for p in patches if not p.cut and p.area_mm2 >= SMALL * CUBE_MM**2
+                  and UNIT_RANGE[0] <= p.cubes <= UNIT_RANGE[1])
+    return float(np.median(ones)) if len(ones) >= UNIT_PATCHES else 1.0
+
+
 def count_tray(image: U8, colours: dict[str, tuple[float, float, float]] | None = None) -> TrayCount:
     colours = colours or COLOURS
     measured = tray_patches(image, colours)
     patches, bits = measured.patches, measured.bits
     unsure: dict[str, list[str]] = {name: [] for name in colours}
     totals = dict.fromkeys(colours, 0)
+    unit = _one_cube(patches)
     for p in patches:
         name, (px, py), area, ratio = p.colour, p.at_mm, p.area_mm2, p.cubes
         if area < SPECK * CUBE_MM**2:
@@ -373,7 +394,7 @@ def count_tray(image: U8, colours: dict[str, tuple[float, float, float]] | None 
         whole = max(1, round(ratio))
         a, b = p.rect_mm
         # With its faces in shade joined, larger than one cube's whole silhouette (a lower cube's turned corners).
-        beyond = p.shaded_excess_mm is not None and max(p.shaded_excess_mm) > FIT_MM
+        beyond = p.shaded_excess_mm is not None and max(p.shaded_excess_mm) > SHADED_FIT_MM
         if p.cut:
             unsure[name].append(f"a {name} patch at ({px:.0f}, {py:.0f}) mm runs out of the photo")
         elif whole > MAX_GROUP:
@@ -382,6 +403,10 @@ def count_tray(image: U8, colours: dict[str, tuple[float, float, float]] | None 
         elif abs(ratio - whole) > COUNT_SLACK * math.sqrt(whole):
             unsure[name].append(f"a {name} patch at ({px:.0f}, {py:.0f}) mm is {ratio:.2f} cubes' size "
                                 "(stacked, hidden or in another's shadow)")
+        elif round(ratio / unit) != whole:
+            # In whole silhouettes one count, in what this photo's lone cubes measure another.
+            unsure[name].append(f"a {name} patch at ({px:.0f}, {py:.0f}) mm is {ratio:.2f} cubes' size, "
+                                f"{ratio / unit:.2f} by this photo's lone cubes (touching cubes, one hidden?)")
         elif whole == 1 and (a > CUBE_MM + FIT_MM or b > CUBE_MM + p.band_mm + FIT_MM):
             unsure[name].append(f"a {name} patch at ({px:.0f}, {py:.0f}) mm is {a:.0f} x {b:.0f} mm, more than "
                                 "one cube (a cube stacked on another, turned?)")
