@@ -6,10 +6,12 @@ cubes' tops (``CUBE_MM`` up), where a lone cube's top is a ``CUBE_MM`` square an
 towards the camera's nadir. Each pixel is given the nearest cube colour in CIE Lab (or none: the lining,
 shadows, the sticker); each colour's connected patches are compared with the silhouette
 one cube at that place would have (its top square joined to its footprint, which lies towards the nadir). A patch
-the size of a whole number of cubes counts as that many; any other patch (a cube half hidden, a patch of another
-colour's shadow) makes that colour's count ``?`` with the reason.
+the size of a whole number of cubes counts as that many, where that is also the whole number of what this photo's
+lone cubes measure (``_one_cube``: a cube's faces in shade are darker than the colour match takes, so its patch is
+mostly its top); any other patch (a cube half hidden, a patch of another colour's shadow) makes that colour's count
+``?`` with the reason.
 
-Stacked cubes: a cube on another is seen from above as its top, so the patch alone would count one. Three
+Stacked cubes: a cube on another is seen from above as its top, so the patch alone would count one. These
 things give a stack away, and any of them makes the count ``?``:
 - a cube's patch that does not fit one cube: its smallest rectangle wider than ``CUBE_MM`` or longer than
   ``CUBE_MM`` plus the band a lone cube's sides sweep towards the nadir there (d s / H), ``FIT_MM`` of slack
@@ -17,16 +19,18 @@ things give a stack away, and any of them makes the count ``?``:
 - slivers of a colour, too small for a cube, along another colour's cube (``BITS_MIN`` mm² within
   ``RING_MM``): the corners or sides of a lower cube of that colour (or a cube hidden behind it);
 - this colour's faces in shade (its hue, darker: ``_shaded``), not joined to any cube of that colour, along
-  another colour's cube (``SHADED_BITS_MIN`` mm²): the sides of a lower cube.
+  another colour's cube (``SHADED_BITS_MIN`` mm²): the sides of a lower cube; and a one-cube patch that, joined with
+  its colour's faces in shade, reaches past one cube's whole silhouette (``SHADED_FIT_MM``): a lower cube's corners
+  in the upper one's shade.
 
 A thing on the tray unlike the lining that no colour claims, as large as ``UNCLAIMED_MIN`` cube tops, is a cube the
 colours miss (another light, another copy's dye): the colours its pixels lie nearest are ``?``, never counted short.
 
-What remains unseen: a stack whose cubes are aligned and whose sides the colour match misses (side faces in
-shade are darker than ``COLOUR_MAX`` allows), most of all near the nadir, where a stack's sides sweep only
-d s / (H - 2 s). Such a stack is still counted as one cube, confidently; ``tray_patches`` gives each patch's
-``sweep_mm`` (how far a stack's top would lie beyond a lone cube's) for a caller that wants to ask for a
-photo from lower or at an angle.
+What remains unseen: a stack whose cubes are nearly aligned and whose lower cube's sides do not show (darker than
+``SHADE_LIGHT`` takes, or too narrow), most of all near the nadir, where a stack's sides sweep only d s / (H - 2 s),
+and a stack inside a patch of several touching cubes of its colour. Such a stack is still counted as one cube,
+confidently; ``tray_patches`` gives each patch's ``sweep_mm`` (how far a stack's top would lie beyond a lone cube's)
+for a caller that wants to ask for a photo from lower or at an angle.
 
 Assumptions (not measured on a real tray): the cube colours of ``COLOURS`` (five player colours and the
 green peasants; edit it for your copy), a dark, neutral tray lining, cubes of ``CUBE_MM``.
