@@ -86,6 +86,9 @@ SPECK = 0.08
 #: More touching cubes of one colour than this in one patch are not counted (it is more likely the tray's rim,
 #: a card or a cloth of that colour).
 MAX_GROUP = 5
+#: A patch of a colour larger than this (in cube tops) is no group of cubes at all: the lining, where a colour
+#: matches it (a dark player colour on a dark lining).
+LINING_FROM = 2 * MAX_GROUP
 #: A patch counts as n cubes if its area is within this of n silhouettes, and is nearer n than any other count of
 #: what one cube's patch measures in the photo (``_one_cube``).
 COUNT_SLACK = 0.22
@@ -178,8 +181,8 @@ class Patch:
     rect_mm: tuple[float, float]  # the sides of the smallest rectangle around it, shorter first
     band_mm: float  # how far a lone cube's sides reach towards the nadir there (d s / H)
     #: How much longer than one cube's whole silhouette there (``_lone_rect_mm``) the sides of the smallest rectangle
-    #: around the patch joined with its colour's faces in shade beside it (``_shaded``) are; None where that joins
-    #: it to another cube-sized patch of its colour.
+    #: around the patch joined with its colour's faces in shade beside it (``_shaded``) are; None for a patch under
+    #: SMALL, or where that joins it to another cube-sized patch of its colour.
     shaded_excess_mm: tuple[float, float] | None = None
 
 
@@ -232,18 +235,22 @@ def tray_patches(image: U8, colours: dict[str, tuple[float, float, float]] | Non
     ok = (np.min(d, axis=-1) < COLOUR_MAX) & inside
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
     components, raw = [], []
+    # Patches up to LINING_FROM only: a colour that matches the lining itself (a dark player colour on a dark lining)
+    # claims it as one patch far larger, and that is no cube for another colour's slivers to lie along.
     big = np.zeros((h, w), np.int16)  # each cube-sized patch's colour index + 1
-    claimed = np.zeros((h, w), bool)  # the patches count_tray weighs (SPECK or larger)
+    claimed = np.zeros((h, w), bool)  # the patches count_tray weighs: SPECK or larger
     for i in range(len(names)):
         raw.append(((nearest == i) & ok).astype(np.uint8))
         mask = cv2.morphologyEx(raw[-1], cv2.MORPH_OPEN, kernel)
         n, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
         components.append((n, labels, stats, cents))
-        large = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] >= SMALL * CUBE_MM**2 * PPM**2)
+        sizes = stats[:, cv2.CC_STAT_AREA]
+        cubes = sizes <= LINING_FROM * CUBE_MM**2 * PPM**2
+        large = np.flatnonzero((sizes >= SMALL * CUBE_MM**2 * PPM**2) & cubes)
         big[np.isin(labels, large[large > 0])] = i + 1
-        seen = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] >= SPECK * CUBE_MM**2 * PPM**2)
+        seen = np.flatnonzero((sizes >= SPECK * CUBE_MM**2 * PPM**2) & cubes)
         claimed |= np.isin(labels, seen[seen > 0])
-    thing = _things(lab, inside, inside & ~ok)
+    thing = _things(lab, inside, inside & ~claimed)
     unclaimed = _unclaimed(lab, thing, claimed, refs_lab, names, x0, y0)
     shaded = _shaded(view.rho, thing & ~ok, refs_lab)
     ring = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * int(RING_MM * PPM) + 1,) * 2)
@@ -286,15 +293,15 @@ def tray_patches(image: U8, colours: dict[str, tuple[float, float, float]] | Non
             near = float(r[q]) + CUBE_MM / 2
             ux, uy = (dx[q] / r[q], dy[q] / r[q]) if r[q] > 1e-6 else (1.0, 0.0)
             nl, ns = silhouettes_mm2(nadir[0] + near * ux, nadir[1] + near * uy, nadir, height)
-            (_c, (rw, rh), turned) = cv2.minAreaRect(np.column_stack([xs, ys]).astype(np.float32))
-            a, b = sorted(((rw + 1) / PPM, (rh + 1) / PPM))
+            (_c, (pw, ph), turned) = cv2.minAreaRect(np.column_stack([xs, ys]).astype(np.float32))
+            a, b = sorted(((pw + 1) / PPM, (ph + 1) / PPM))
             d_mm = math.hypot(px - nadir[0], py - nadir[1])
             excess = None
-            if sharing[into[j]] == 1:
+            if sharing[into[j]] == 1 and area >= SMALL * CUBE_MM**2:
                 jx0, jy0, jw, jh = (int(v) for v in jstats[into[j], :4])
                 js, jx = np.nonzero(joined[jy0:jy0 + jh, jx0:jx0 + jw] == into[j])
-                (_c, (rw, rh), _a) = cv2.minAreaRect(np.column_stack([jx, js]).astype(np.float32))
-                shaded_rect = sorted(((rw + 1) / PPM, (rh + 1) / PPM))
+                (_c, (jw_px, jh_px), _a) = cv2.minAreaRect(np.column_stack([jx, js]).astype(np.float32))
+                shaded_rect = sorted(((jw_px + 1) / PPM, (jh_px + 1) / PPM))
                 # Against one cube's whole silhouette there (its sides included), turned as the patch is.
                 fit = _lone_rect_mm(px, py, float(turned), nadir, height)
                 excess = (shaded_rect[0] - fit[0], shaded_rect[1] - fit[1])
@@ -306,13 +313,14 @@ def tray_patches(image: U8, colours: dict[str, tuple[float, float, float]] | Non
 
 
 def _disk(mm: float) -> U8:
-    side = 2 * int(round(mm * PPM / 2)) + 1
+    """A disk ``mm`` across (to the nearest odd number of pixels)."""
+    side = int(mm * PPM + 0.5) | 1
     return np.asarray(cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (side, side)), dtype=np.uint8)
 
 
 def _things(lab: F64, inside: npt.NDArray[np.bool_], free: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
     """The pixels ``inside`` unlike the lining (``THING_MIN``), the lining's colour taken as the median of ``free``
-    (what no cube colour matches, most of the tray); none where too little is free to tell the lining."""
+    (what no cube-sized patch covers: most of the view is lining); none where too little is free to tell it."""
     sample = lab[::3, ::3][free[::3, ::3]]  # (every third pixel each way: the same median, a ninth of the work)
     if len(sample) < 100:
         return np.zeros(free.shape, bool)
@@ -339,10 +347,10 @@ def _unclaimed(lab: F64, thing: npt.NDArray[np.bool_], claimed: npt.NDArray[np.b
         order = np.argsort(-share, kind="stable")
         colour = np.median(px, axis=0)
         dist = np.sqrt((((refs_lab - colour) * _LAB_WEIGHT) ** 2).sum(axis=-1))
-        near = tuple(names[int(k)] for k in order if k == order[0] or share[k] >= UNCLAIMED_SHARE * CUBE_MM**2
-                     or dist[k] <= UNCLAIMED_NEAR * dist.min())
+        maybe = tuple(names[int(k)] for k in order if k == order[0] or share[k] >= UNCLAIMED_SHARE * CUBE_MM**2
+                      or dist[k] <= UNCLAIMED_NEAR * dist.min())
         out.append(Unclaimed((x0 + cents[j][0] / PPM, y0 + cents[j][1] / PPM), area,
-                             (float(colour[0]), float(colour[1]), float(colour[2])), near))
+                             (float(colour[0]), float(colour[1]), float(colour[2])), maybe))
     return out
 
 
@@ -407,16 +415,16 @@ def count_tray(image: U8, colours: dict[str, tuple[float, float, float]] | None 
         elif abs(ratio - whole) > COUNT_SLACK * math.sqrt(whole):
             unsure[name].append(f"a {name} patch at ({px:.0f}, {py:.0f}) mm is {ratio:.2f} cubes' size "
                                 "(stacked, hidden or in another's shadow)")
-        elif round(ratio / unit) != whole:
-            # In whole silhouettes one count, in what this photo's lone cubes measure another.
-            unsure[name].append(f"a {name} patch at ({px:.0f}, {py:.0f}) mm is {ratio:.2f} cubes' size, "
-                                f"{ratio / unit:.2f} by this photo's lone cubes (touching cubes, one hidden?)")
         elif whole == 1 and (a > CUBE_MM + FIT_MM or b > CUBE_MM + p.band_mm + FIT_MM):
             unsure[name].append(f"a {name} patch at ({px:.0f}, {py:.0f}) mm is {a:.0f} x {b:.0f} mm, more than "
                                 "one cube (a cube stacked on another, turned?)")
         elif whole == 1 and beyond:
             unsure[name].append(f"a {name} patch at ({px:.0f}, {py:.0f}) mm reaches farther than one cube with its "
                                 "faces in shade (a cube stacked on another, turned?)")
+        elif round(ratio / unit) != whole:
+            # In whole silhouettes one count, in what this photo's lone cubes measure another.
+            unsure[name].append(f"a {name} patch at ({px:.0f}, {py:.0f}) mm is {ratio:.2f} cubes' size, "
+                                f"{ratio / unit:.2f} by this photo's lone cubes (touching cubes, one hidden?)")
         totals[name] += whole
     for (name, other), area in bits.items():
         if area >= BITS_MIN:

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from vision import synth, synth2
-from vision.tray import TrayReadError, count_tray
+from vision.tray import COLOURS, TrayReadError, count_tray
 
 
 @pytest.mark.parametrize("seed", [11_003, 11_004])
@@ -101,3 +101,15 @@ def test_touching_cubes_are_counted_only_where_both_units_agree() -> None:
     assert reading.counts["red"] is None, reading.counts
     assert "by this photo's lone cubes" in reading.reasons["red"]
     assert all(reading.counts[c] in (want, None) for c, want in labels["counts"].items()), (labels, reading.counts)
+
+
+def test_a_player_colour_as_dark_as_the_lining_leaves_the_other_counts_readable() -> None:
+    # Shogun's own colours include black (games/shogun/photo.py CUBE_LAB), which matches a dark lining: the lining is
+    # then one black patch far larger than any group of cubes (LINING_FROM). Other colours' edges beside it are not a
+    # cube's slivers, and the lining stays the lining for telling things apart. Black itself cannot be counted there.
+    colours = {name: lab for name, lab in COLOURS.items() if name != "white"} | {"black": (18.0, 0.0, 0.0)}
+    image, labels = synth2.render_tray(11_025)
+    reading = count_tray(image, colours)
+    assert reading.counts["black"] is None
+    assert reading.counts["green"] == labels["counts"]["green"] == 1, reading.reasons.get("green")
+    assert all(reading.counts[c] in (labels["counts"][c], None) for c in colours if c != "black"), reading.counts
