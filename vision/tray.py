@@ -95,7 +95,7 @@ COUNT_SLACK = 0.22
 #: One cube's patch is taken as the median of those between these (in silhouettes), where there are this many.
 UNIT_RANGE = (0.6, 1.25)
 UNIT_PATCHES = 3
-#: A pixel this far (Lab, lightness at half weight) from the lining (the median of what no cube colour claims)
+#: A pixel this far (Lab, lightness at half weight) from the lining (the median of what no cube-sized patch covers)
 #: is something on the tray, not the lining or a shadow on it.
 THING_MIN = 15.0
 #: Such pixels no colour claims, this far (mm) from any that one does, opened with a disk this wide (a cube's
@@ -193,7 +193,8 @@ class Unclaimed:
     at_mm: tuple[float, float]
     area_mm2: float
     lab: tuple[float, float, float]  # its median colour
-    nearest: tuple[str, ...]  # the colours it may be, the most of its pixels' nearest first (``UNCLAIMED_SHARE``)
+    #: The colours it may be, the one most of its pixels lie nearest first (``UNCLAIMED_SHARE``, ``UNCLAIMED_NEAR``).
+    nearest: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -383,8 +384,8 @@ def _one_cube(patches: list[Patch]) -> float:
     that look like one cube each (UNIT_PATCHES of them at least; else 1). Its faces in shade are darker than the
     colour match takes, so a lone cube's patch is mostly its top, short of the whole silhouette by how far its
     sides reach: three touching cubes can measure 2.3 silhouettes. A count must hold in both units."""
-    ones = sorted(p.cubes for p in patches if not p.cut and p.area_mm2 >= SMALL * CUBE_MM**2
-                  and UNIT_RANGE[0] <= p.cubes <= UNIT_RANGE[1])
+    ones = [p.cubes for p in patches if not p.cut and p.area_mm2 >= SMALL * CUBE_MM**2
+            and UNIT_RANGE[0] <= p.cubes <= UNIT_RANGE[1]]
     return float(np.median(ones)) if len(ones) >= UNIT_PATCHES else 1.0
 
 
