@@ -396,6 +396,7 @@ def count_tray(image: U8, colours: dict[str, tuple[float, float, float]] | None 
     unsure: dict[str, list[str]] = {name: [] for name in colours}
     totals = dict.fromkeys(colours, 0)
     unit = _one_cube(patches)
+    lining: dict[str, str] = {}  # colours that match the lining or the rim: nothing else is known of them
     for p in patches:
         name, (px, py), area, ratio = p.colour, p.at_mm, p.area_mm2, p.cubes
         if area < SPECK * CUBE_MM**2:
@@ -408,7 +409,11 @@ def count_tray(image: U8, colours: dict[str, tuple[float, float, float]] | None 
         a, b = p.rect_mm
         # With its faces in shade joined, larger than one cube's whole silhouette (a lower cube's turned corners).
         beyond = p.shaded_excess_mm is not None and max(p.shaded_excess_mm) > SHADED_FIT_MM
-        if p.cut:
+        if area > LINING_FROM * CUBE_MM**2:
+            lining[name] = (f"{name} matches something far larger than any group of cubes (the tray's lining or "
+                            f"rim: one patch as large as {area / CUBE_MM**2:.0f} cube tops): count the {name} cubes "
+                            "by hand")
+        elif p.cut:
             unsure[name].append(f"a {name} patch at ({px:.0f}, {py:.0f}) mm runs out of the photo")
         elif whole > MAX_GROUP:
             unsure[name].append(f"a {name} patch at ({px:.0f}, {py:.0f}) mm as large as {ratio:.0f} cubes "
@@ -439,6 +444,7 @@ def count_tray(image: U8, colours: dict[str, tuple[float, float, float]] | None 
         for name in names:
             unsure[name].append(f"a thing at ({px:.0f}, {py:.0f}) mm, {thing.area_mm2:.0f} mm², unlike every cube "
                                 f"colour (nearest {' or '.join(names)}): a {name} cube in another light?")
+    unsure.update({name: [why] for name, why in lining.items()})
     counts: dict[str, int | None] = {n: (None if unsure[n] else totals[n]) for n in colours}
     reasons = {n: "; ".join(u) for n, u in unsure.items() if u}
     retake = ("uncertain: " + ", ".join(reasons)) if reasons else None

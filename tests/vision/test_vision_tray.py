@@ -111,5 +111,6 @@ def test_a_player_colour_as_dark_as_the_lining_leaves_the_other_counts_readable(
     image, labels = synth2.render_tray(11_025)
     reading = count_tray(image, colours)
     assert reading.counts["black"] is None
+    assert reading.reasons["black"].startswith("black matches something far larger than any group of cubes")
     assert reading.counts["green"] == labels["counts"]["green"] == 1, reading.reasons.get("green")
     assert all(reading.counts[c] in (labels["counts"][c], None) for c in colours if c != "black"), reading.counts
