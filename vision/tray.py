@@ -252,7 +252,7 @@ def tray_patches(image: U8, colours: dict[str, tuple[float, float, float]] | Non
         seen = np.flatnonzero((sizes >= SPECK * CUBE_MM**2 * PPM**2) & cubes)
         claimed |= np.isin(labels, seen[seen > 0])
     thing = _things(lab, inside, inside & ~claimed)
-    unclaimed = _unclaimed(lab, thing, claimed, refs_lab, names, x0, y0)
+    unclaimed = _unclaimed(lab, nearest, thing, claimed, refs_lab, names, x0, y0)
     shaded = _shaded(view.rho, thing & ~ok, refs_lab)
     ring = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * int(RING_MM * PPM) + 1,) * 2)
     patches: list[Patch] = []
@@ -263,13 +263,10 @@ def tray_patches(image: U8, colours: dict[str, tuple[float, float, float]] | Non
         # Bits of this colour (unopened: a lower cube's corners and sides are slivers) beside a cube of another.
         beside = cv2.dilate(np.where((big > 0) & (big != i + 1), big, 0).astype(np.uint8), ring)
         loose = (raw[i] > 0) & (big == 0) & (beside > 0)
-        for other in np.unique(beside[loose]):
-            bits[(name, names[int(other) - 1])] = float(np.count_nonzero(loose & (beside == other))) / PPM**2
+        bits.update(_beside_areas(loose, beside, name, names))
         # This colour's faces in shade, apart from any cube of its own (whose sides they would be), beside a cube of
         # another colour: a lower cube's sides.
-        apart = _apart(shaded == i, big == i + 1)
-        for other in np.unique(beside[apart & (beside > 0)]):
-            dark[(name, names[int(other) - 1])] = float(np.count_nonzero(apart & (beside == other))) / PPM**2
+        dark.update(_beside_areas(_apart(shaded == i, big == i + 1) & (beside > 0), beside, name, names))
         # Each patch joined with this colour's faces in shade beside it (its sides, a lower cube's turned corners).
         _k, joined, jstats, _jc = cv2.connectedComponentsWithStats(((labels > 0) | (shaded == i)).astype(np.uint8),
                                                                    connectivity=8)
@@ -313,6 +310,14 @@ def tray_patches(image: U8, colours: dict[str, tuple[float, float, float]] | Non
     return TrayPatches(patches, height, bits, unclaimed, dark)
 
 
+def _beside_areas(mask: npt.NDArray[np.bool_], beside: U8, name: str, names: list[str]
+                  ) -> dict[tuple[str, str], float]:
+    """The area (mm²) of ``mask`` beside each other colour's cubes (``beside``: that colour's index + 1, 0 none),
+    keyed (``name``, other colour)."""
+    return {(name, names[int(other) - 1]): float(np.count_nonzero(mask & (beside == other))) / PPM**2
+            for other in np.unique(beside[mask]) if other > 0}
+
+
 def _disk(mm: float) -> U8:
     """A disk ``mm`` across (to the nearest odd number of pixels)."""
     side = int(mm * PPM + 0.5) | 1
@@ -330,9 +335,10 @@ def _things(lab: F64, inside: npt.NDArray[np.bool_], free: npt.NDArray[np.bool_]
     return np.asarray(inside & (np.einsum("...k,...k->...", off, off) > THING_MIN**2), dtype=bool)
 
 
-def _unclaimed(lab: F64, thing: npt.NDArray[np.bool_], claimed: npt.NDArray[np.bool_],
+def _unclaimed(lab: F64, nearest: npt.NDArray[np.intp], thing: npt.NDArray[np.bool_], claimed: npt.NDArray[np.bool_],
                refs_lab: npt.NDArray[np.floating[Any]], names: list[str], x0: float, y0: float) -> list[Unclaimed]:
-    """Cube-sized things (``_things``) that no patch of a cube colour (``claimed``) covers (see ``UNCLAIMED_MIN``)."""
+    """Cube-sized things (``_things``) that no patch of a cube colour (``claimed``) covers (see ``UNCLAIMED_MIN``);
+    ``nearest``: each pixel's nearest colour index, however far."""
     near = cv2.dilate(claimed.astype(np.uint8), _disk(2 * UNCLAIMED_GAP_MM)) > 0
     mask = cv2.morphologyEx((thing & ~near).astype(np.uint8), cv2.MORPH_OPEN, _disk(UNCLAIMED_OPEN_MM))
     n, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
@@ -341,10 +347,10 @@ def _unclaimed(lab: F64, thing: npt.NDArray[np.bool_], claimed: npt.NDArray[np.b
         area = stats[j, cv2.CC_STAT_AREA] / PPM**2
         if area < UNCLAIMED_MIN * CUBE_MM**2:
             continue
-        px = lab[labels == j]
-        # Each pixel's nearest colour, however far: a thing may be two cubes touching, each missed.
-        nearest = np.argmin(np.sqrt((((px[:, None, :] - refs_lab) * _LAB_WEIGHT) ** 2).sum(axis=-1)), axis=1)
-        share = np.bincount(nearest, minlength=len(names)) / PPM**2
+        here = labels == j
+        px = lab[here]
+        # Its pixels' nearest colours, however far: a thing may be two cubes touching, each missed.
+        share = np.bincount(nearest[here], minlength=len(names)) / PPM**2
         order = np.argsort(-share, kind="stable")
         colour = np.median(px, axis=0)
         dist = np.sqrt((((refs_lab - colour) * _LAB_WEIGHT) ** 2).sum(axis=-1))
