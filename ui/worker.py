@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import queue
 import threading
+import time
 import traceback
 from collections.abc import Callable
 from typing import Any
 
 from kivy.clock import Clock
+
+#: How long quitting waits for the workers' queued jobs (closing the table, saving) before the app exits anyway.
+STOP_WAIT = 3.0
 
 Done = Callable[[Any], None]
 Failed = Callable[[BaseException], None]
@@ -78,7 +82,13 @@ class Worker:
         return sum(w.pending for w in cls._all if w.settle)
 
     @classmethod
-    def stop_all(cls) -> None:
-        for worker in cls._all:
+    def stop_all(cls, wait: float = STOP_WAIT) -> None:
+        """Stops every worker after the jobs already queued (a table's close among them), waiting up to ``wait``
+        seconds in all for them: the threads are daemons, so what is still queued when the app quits is lost."""
+        workers, cls._all = cls._all, []
+        for worker in workers:
             worker.stop()
-        cls._all = []
+        deadline = time.monotonic() + wait
+        for worker in workers:
+            if worker._thread is not threading.current_thread():
+                worker._thread.join(max(0.0, deadline - time.monotonic()))

@@ -38,6 +38,9 @@ class StatusModel(EventDispatcher):  # type: ignore[misc]
         self._hardware_state = "none"
         self._camera_state = "none"
         self._generation = 0
+        #: Tables the devices thread opened and has not closed (only that thread touches this list): a stop
+        #: closes them all there, after any open still under way, whether or not the Kivy thread ever saw them.
+        self._opened: list[Any] = []
         self._emulated = False
         self.table_parts: Any = None  # () -> (LED script, dice) of the hosted game, for the table
         self.initial_state: Any = None  # a callable giving the session's state event, for a fresh link
@@ -55,10 +58,20 @@ class StatusModel(EventDispatcher):  # type: ignore[misc]
 
     def stop(self) -> None:
         self._generation += 1
-        if self.table is not None:
-            table, self.table = self.table, None
-            if self._worker is not None:
-                self._worker.submit(table.close)
+        self.table = None
+        if self._worker is not None:
+            # Queued behind any open under way: a table whose opening the app stopped during (its hand-over to the
+            # Kivy thread may never run, on quitting) is closed too, and the emulated table's pty with it.
+            self._worker.submit(self._close_opened)
+
+    def _open(self, url: str, on_event: Any, script: Any, dice: Any) -> Any:  # the devices thread
+        table = hardware.connect(url, on_event, script, dice)
+        self._opened.append(table)
+        return table
+
+    def _close_opened(self) -> None:  # the devices thread
+        while self._opened:
+            self._opened.pop().close()
 
     def _connect(self) -> None:
         self._generation += 1
@@ -69,12 +82,13 @@ class StatusModel(EventDispatcher):  # type: ignore[misc]
         else:
             self._hardware_state = "connecting"
             if self._worker is not None:
+                self._worker.submit(self._close_opened)  # one table at a time: any earlier one goes first
                 script, dice = self.table_parts() if self.table_parts is not None else (None, None)
 
                 def on_event(event: Any) -> None:  # the link's thread
                     Clock.schedule_once(lambda _dt: self._device_event(generation, event), 0)
 
-                self._worker.submit(lambda: hardware.connect(url, on_event, script, dice),
+                self._worker.submit(lambda: self._open(url, on_event, script, dice),
                                     lambda table: self._connected(generation, table),
                                     lambda error: self._connect_failed(generation, error))
         camera = self.settings.camera
@@ -90,9 +104,7 @@ class StatusModel(EventDispatcher):  # type: ignore[misc]
 
     def _connected(self, generation: int, table: Any) -> None:
         if generation != self._generation:
-            if self._worker is not None:
-                self._worker.submit(table.close)
-            return
+            return  # opened for an earlier start: the stop or start after it closes it on the devices thread
         self.table = table
         self._emulated = getattr(table, "emulator", None) is not None
         self._hardware_state = "emulated" if self._emulated else "connected"
