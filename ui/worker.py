@@ -18,8 +18,9 @@ from typing import Any
 
 from kivy.clock import Clock
 
-#: How long quitting waits for the workers' queued jobs (closing the table, saving) before the app exits anyway.
-STOP_WAIT = 3.0
+#: How long quitting waits for the workers' queued jobs (closing the table, saving) before the app exits anyway: longer
+#: than opening the emulated table may take (ui.hardware.connect), so a quit while it opens still closes it.
+STOP_WAIT = 5.0
 
 Done = Callable[[Any], None]
 Failed = Callable[[BaseException], None]

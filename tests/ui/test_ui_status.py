@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from kivy.clock import Clock
 
 from ui import hardware
 from ui.settings import Settings
@@ -20,7 +22,7 @@ from ui.worker import Worker
 
 
 @pytest.fixture
-def opened(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+def opened(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Any]]:
     """The tables the status model opens (the real emulated table), in order."""
     tables: list[Any] = []
     connect = hardware.connect
@@ -31,7 +33,10 @@ def opened(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
         return table
 
     monkeypatch.setattr(hardware, "connect", recording)
-    return tables
+    yield tables
+    for table in tables:  # a failed test's tables, not its folders, are the test's to clean up
+        if _folder(table).exists():
+            table.close()
 
 
 def _folder(table: Any) -> Path:
@@ -49,6 +54,22 @@ def test_quitting_while_the_table_opens_closes_it(opened: list[Any]) -> None:
     Worker.stop_all()
     assert len(opened) == 1 and model.table is None
     assert not _folder(opened[0]).exists(), "the emulated table's pty folder outlived the app"
+
+
+def test_a_second_start_lets_go_of_the_table_in_use_and_closes_it(opened: list[Any]) -> None:
+    model = StatusModel(Settings(hardware_url=hardware.EMULATOR))
+    model.start()
+    deadline = time.monotonic() + 10.0
+    while model.table is None and time.monotonic() < deadline:  # the hand-over on the Kivy thread
+        Clock.tick()
+        time.sleep(0.01)
+    first = model.table
+    assert first is not None and opened == [first]
+    model.start()
+    assert model.table is None, "the model still holds the table it is closing"
+    model.stop()
+    Worker.stop_all()
+    assert not _folder(first).exists()
 
 
 def test_a_second_start_closes_the_first_table(opened: list[Any]) -> None:

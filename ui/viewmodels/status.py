@@ -76,13 +76,16 @@ class StatusModel(EventDispatcher):  # type: ignore[misc]
     def _connect(self) -> None:
         self._generation += 1
         generation = self._generation
+        # One table at a time: any earlier one is no longer the one in use, and is closed before another opens.
+        self.table = None
+        if self._worker is not None:
+            self._worker.submit(self._close_opened)
         url = self.settings.hardware_url
         if url == hardware.NO_HARDWARE:
             self._hardware_state = "none"
         else:
             self._hardware_state = "connecting"
             if self._worker is not None:
-                self._worker.submit(self._close_opened)  # one table at a time: any earlier one goes first
                 script, dice = self.table_parts() if self.table_parts is not None else (None, None)
 
                 def on_event(event: Any) -> None:  # the link's thread
