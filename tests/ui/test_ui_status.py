@@ -34,7 +34,7 @@ def opened(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Any]]:
 
     monkeypatch.setattr(hardware, "connect", recording)
     yield tables
-    for table in tables:  # a failed test's tables, not its folders, are the test's to clean up
+    for table in tables:  # what a failed test left open: closed here, so no folder outlives the test run
         if _folder(table).exists():
             table.close()
 
@@ -57,6 +57,7 @@ def test_quitting_while_the_table_opens_closes_it(opened: list[Any]) -> None:
 
 
 def test_a_second_start_lets_go_of_the_table_in_use_and_closes_it(opened: list[Any]) -> None:
+    # The first table is up and in use when the model starts again: from then on nothing may reach that table.
     model = StatusModel(Settings(hardware_url=hardware.EMULATOR))
     model.start()
     deadline = time.monotonic() + 10.0
