@@ -58,10 +58,14 @@ class StatusModel(EventDispatcher):  # type: ignore[misc]
 
     def stop(self) -> None:
         self._generation += 1
+        self._let_go()
+
+    def _let_go(self) -> None:
+        """No table is in use from now on; every one opened so far is closed on the devices thread, queued behind any
+        open under way (a table whose hand-over to the Kivy thread never runs, on quitting, is closed too, and the
+        emulated table's pty with it)."""
         self.table = None
         if self._worker is not None:
-            # Queued behind any open under way: a table whose opening the app stopped during (its hand-over to the
-            # Kivy thread may never run, on quitting) is closed too, and the emulated table's pty with it.
             self._worker.submit(self._close_opened)
 
     def _open(self, url: str, on_event: Any, script: Any, dice: Any) -> Any:  # the devices thread
@@ -76,10 +80,7 @@ class StatusModel(EventDispatcher):  # type: ignore[misc]
     def _connect(self) -> None:
         self._generation += 1
         generation = self._generation
-        # One table at a time: any earlier one is no longer the one in use, and is closed before another opens.
-        self.table = None
-        if self._worker is not None:
-            self._worker.submit(self._close_opened)
+        self._let_go()  # one table at a time: any earlier one is closed before another opens
         url = self.settings.hardware_url
         if url == hardware.NO_HARDWARE:
             self._hardware_state = "none"
