@@ -50,8 +50,8 @@ FAINT_CONTRAST_MIN = 1.8
 #: outline has other lines beside it (a frame printed a few mm around it, the edge of its fill against the board)
 #: that fit an outline up to 12 % too wide as well as its own does, and where the inner lines are faint the outline
 #: decides the fit. On the second renderer's development seeds 530 and 548-552 (300 boards, one photo of the empty
-#: board each, 1,200 grids) the grids fitted more than 2 mm off where they are printed fell from 37 to 21, those
-#: more than 3 mm off from 13 to 7; two such boards had read 3 cubes wrong with confidence (549/54, 552/45).
+#: board each, 1,200 grids) the grids fitted more than 2 mm off where they are printed fell from 37 to 24, those
+#: more than 3 mm off from 13 to 8; two such boards had read 3 cubes wrong with confidence (549/54, 552/45).
 INNER_FIT = True
 #: ... unless it moves the grid this many cells or more from the first fit.
 INNER_SHIFT_MAX = 0.35
