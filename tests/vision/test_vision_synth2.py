@@ -839,9 +839,9 @@ def test_a_cube_standing_off_the_middle_of_its_cell_is_not_read_by_its_side_face
     # tooth stood off the middle of where the grid was placed, so where its top belongs the photo shows its grey side
     # face and, beside it, the top's edge (the place's halves differ by half their light). Both networks called it
     # metal at 0.99; a cube's top is one flat face, so no network's cube label is taken for a place split like this
-    # (SPLIT_TOP). (The tooth was off the middle because calibration had fitted the helmet's outline to a frame
-    # printed around it, cells 13.4 mm for 12: fitted on its inner lines, INNER_FIT, the place is right and the
-    # cell is read without a split. The guard is still tested on the place as it was.)
+    # (SPLIT_TOP). (The tooth was off the middle because calibration had fitted the helmet's outline too wide, cells
+    # 13.4 mm for 12: fitted on its inner lines, INNER_FIT, the place is right and the cell is read without a split.
+    # The guard is still tested on the place as it was.)
     from vision import calibrate as calibration
     from vision.reader import SPLIT_TOP
 
