@@ -85,11 +85,11 @@ class CalibrationError(ValueError):
 
 
 def _profile_score(profile: F64, start: F64, step: F64, count: int, inner: bool = False) -> F64:
-    """Sum of the profile at start + k * step for k in 0..count (``inner``: 1..count - 1, the inner lines, where
+    """Mean of the profile at start + k * step for k in 0..count (``inner``: 1..count - 1, the inner lines, where
     there are any), for arrays of starts and steps (px)."""
     k = np.arange(1, count) if inner and count > 1 else np.arange(count + 1)
     pos = start[..., None] + step[..., None] * k
-    return np.asarray(np.interp(pos, np.arange(len(profile)), profile, left=0, right=0).sum(axis=-1))
+    return np.asarray(np.interp(pos, np.arange(len(profile)), profile, left=0, right=0).sum(axis=-1) / len(k))
 
 
 def _profiles(dark: F64, grid: Grid, x0: float, y0: float, cell: float) -> tuple[F64, F64]:
@@ -153,6 +153,8 @@ def _fit_grid(dark: F64, grid: Grid, board_mm: tuple[float, float], inner: bool 
     # The cell size stays within CELL_RANGE of the template's over all rounds (each round searching around the
     # last one's let it drift by 20 %, onto the lines of decorations around a grid whose own lines were faint).
     low, high = cell * (1 - CELL_RANGE), cell * (1 + CELL_RANGE)
+    # The axes whose lines have a say in the cell size.
+    has_v, has_h = not inner or grid.cols > 1, not inner or grid.rows > 1
     for _ in range(3):
         prof_v, prof_h = _profiles(dark, grid, x0, y0, cell)
         if inner:
@@ -162,12 +164,9 @@ def _fit_grid(dark: F64, grid: Grid, board_mm: tuple[float, float], inner: bool 
         reach = min(SEARCH_MM, SEARCH_CELLS * cell)
         starts_x = np.arange((x0 - reach) * PPM, (x0 + reach) * PPM, 0.5)
         starts_y = np.arange((y0 - reach) * PPM, (y0 + reach) * PPM, 0.5)
-        nv = grid.cols - 1 if inner and grid.cols > 1 else grid.cols + 1
-        nh = grid.rows - 1 if inner and grid.rows > 1 else grid.rows + 1
-        sv = _profile_score(prof_v, starts_x[None, :], cells[:, None] * PPM, grid.cols, inner) / nv
-        sh = _profile_score(prof_h, starts_y[None, :], cells[:, None] * PPM, grid.rows, inner) / nh
-        total = ((sv.max(axis=1) if not inner or grid.cols > 1 else 0.0)
-                 + (sh.max(axis=1) if not inner or grid.rows > 1 else 0.0))
+        sv = _profile_score(prof_v, starts_x[None, :], cells[:, None] * PPM, grid.cols, inner)
+        sh = _profile_score(prof_h, starts_y[None, :], cells[:, None] * PPM, grid.rows, inner)
+        total = (sv.max(axis=1) if has_v else 0.0) + (sh.max(axis=1) if has_h else 0.0)
         best = int(np.argmax(total))
         cell = float(cells[best])
         x0 = float(starts_x[int(np.argmax(sv[best]))] / PPM)
