@@ -47,6 +47,8 @@ from vision.template import GEAR_GRIDS, Grid, Template
 
 F32 = npt.NDArray[np.float32]
 F64 = npt.NDArray[np.float64]
+#: A cell: its grid's name, row and column.
+CellKey = tuple[str, int, int]
 U8 = npt.NDArray[np.uint8]
 
 #: What cubes look like (CIE Lab of the material under white light): natural wood, grey metal, ivory teeth.
@@ -1464,6 +1466,7 @@ def read_board(image: U8, template: Template, *, cube_lab: Mapping[str, Sequence
     if model is not None:
         if pair is not None:
             cells_by_key = _photo_colours(cells_by_key, read, template, pair, net_decides)
+        cells_by_key = _against_photo_colours(cells_by_key, read)
         cells_by_key = _flat_on_pale(cells_by_key, read, template, pair)
     vetoed = _ring_veto(cells_by_key, read, template)
     cells_by_key = (_edges_second_look(cells_by_key, vetoed, read, template, model, pair) if model is not None
@@ -1802,12 +1805,8 @@ def _photo_colours(cells: Mapping[CellKey, Cell], read: _CellsRead, template: Te
     than any other's (PHOTO_COLOUR_MAX, PHOTO_COLOUR_MARGIN) takes that material where the first network's
     likeliest label is the same and the second gives it RULES_LEAD_CHECK or more, as where the rules lead
     (_paired): the confidence the lower of the two networks'."""
-    tops: dict[str, list[tuple[float, float, float]]] = {m: [] for m in "WMT"}
-    for cell in cells.values():
-        f = cell.features
-        if cell.label in tops and not cell.reason and cell.confidence >= PHOTO_COLOUR_CONF and "L" in f:
-            tops[cell.label].append((f["L"], f["a"], f["b"]))
-    colours = {m: np.median(np.array(v), axis=0) for m, v in tops.items() if len(v) >= PHOTO_COLOUR_CUBES}
+    tops = _photo_tops(cells)
+    colours = {m: ref for m in tops if (ref := _photo_colour(tops, m)) is not None}
     if len(colours) < 2:
         return dict(cells)
     ask: dict[CellKey, str] = {}
@@ -1837,6 +1836,61 @@ def _photo_colours(cells: Mapping[CellKey, Cell], read: _CellsRead, template: Te
                                features=feats)
         else:
             out[key] = replace(cell, features=feats)
+    return out
+
+
+PhotoTops = dict[str, list[tuple[CellKey, tuple[float, float, float]]]]
+
+
+def _photo_tops(cells: Mapping[CellKey, Cell]) -> PhotoTops:
+    """Per material, the tops (CIE Lab) of the cells read as it at PHOTO_COLOUR_CONF or more without doubt."""
+    tops: PhotoTops = {m: [] for m in "WMT"}
+    for key, cell in cells.items():
+        f = cell.features
+        if cell.label in tops and not cell.reason and cell.confidence >= PHOTO_COLOUR_CONF and "L" in f:
+            tops[cell.label].append((key, (f["L"], f["a"], f["b"])))
+    return tops
+
+
+def _photo_colour(tops: PhotoTops, material: str, without: CellKey | None = None) -> F64 | None:
+    """The colour this photo's cubes of a material show: the median of their tops (``_photo_tops``) but the cell
+    ``without``'s, where at least PHOTO_COLOUR_CUBES are left; else None."""
+    seen = [lab for key, lab in tops[material] if key != without]
+    return np.median(np.array(seen), axis=0) if len(seen) >= PHOTO_COLOUR_CUBES else None
+
+
+#: The reason of a calibrated cell the networks read as one cube where the rules' colours leaned to another whose
+#: colour in this photo the cell's top shows (_against_photo_colours).
+PHOTO_LEANING_REASON = "the cell networks read another cube than the one it looks like in this photo"
+
+
+def _against_photo_colours(cells: Mapping[CellKey, Cell], read: _CellsRead) -> dict[CellKey, Cell]:
+    """A calibrated cell the networks read as a cube other than the one the rules' colours ranked first (feature
+    ``best``: the rules left the cell '?' or were overruled), whose top lies within PHOTO_COLOUR_MAX of the colour
+    this photo's other cubes of the rules' material show, and nearer it than the colour of the networks' material
+    there (if the photo shows that one), is '?' with PHOTO_LEANING_REASON: the photo's own cubes side with the rules.
+    Development seed 553 (photo 47, read once, before any change): a tooth a little darker than the two beside it
+    was metal to both networks (1.0, 0.998), where the rules leaned to a tooth and its top lay 7.0 from the photo's
+    teeth (no metal read in the photo). On seeds 530, 548-550, 552 and 553 (360 photos) the networks read 135 other
+    cells against the rules' leaning (wood or metal where the rules leaned to a tooth), all right; their tops lay
+    10.8 or more from the photo's cubes of the rules' material."""
+    tops = _photo_tops(cells)
+    out = dict(cells)
+    for key, cell in cells.items():
+        f = cell.features
+        if (cell.label not in ("W", "M", "T") or key[0] not in read.calibrated or int(f.get("best", -1)) < 0
+                or "L" not in f):
+            continue
+        leaning = "WMT"[int(f["best"])]
+        ref = _photo_colour(tops, leaning, key) if leaning != cell.label else None
+        if ref is None:
+            continue
+        top = (f["L"], f["a"], f["b"])
+        near = _weighted(top, ref, MATERIAL_L_WEIGHT)
+        theirs = _photo_colour(tops, cell.label, key)
+        if near <= PHOTO_COLOUR_MAX and (theirs is None or _weighted(top, theirs, MATERIAL_L_WEIGHT) > near):
+            out[key] = replace(cell, label="?", confidence=0.0, reason=PHOTO_LEANING_REASON,
+                               features={**f, "photo_leaning": near})
     return out
 
 
@@ -2460,7 +2514,8 @@ def _edges_second_look(before: Mapping[CellKey, Cell], vetoed: dict[CellKey, Cel
     if ask:
         probs = model.probabilities(cell_patches(read, template, ask), views=cellnet.VIEWS)
         sure.update({k: float(p[empty]) for k, p in zip(ask, probs, strict=True)})
-    standing = [k for k in keys if sure[k] >= cellnet.ACCEPT and not _rules_saw_a_cube(before[k])]
+    standing = [k for k in keys if sure[k] >= cellnet.ACCEPT and not _rules_saw_a_cube(before[k])
+                and not _rules_saw_a_top(before[k])]
     checked: dict[CellKey, float] = {}
     if check is not None:
         # Where the second network already gave its word on the network's empty (_confirmed, _paired,
@@ -2499,6 +2554,19 @@ def _rules_saw_a_cube(cell: Cell) -> bool:
     is a fourth."""
     f = cell.features
     return "rules_read" in f and cellnet.LABELS[int(f["rules_read"])] != "."
+
+
+def _rules_saw_a_top(cell: Cell) -> bool:
+    """Whether the rules measured a cube's top in a cell they did not read (the footprint, or the hue, left them
+    unsure): where a cube's top would be, one flat face (its halves within UNEVEN_MIN) as unlike the print as an
+    occupied cell's top (OCCUPIED_MIN). Asked, like _rules_saw_a_cube, of an empty reading the networks made over the
+    edge check's outline. Development seed 548, photo 23: a metal cube on the sandals, its top flat (0.007) and 7.5
+    from the print, its footprint like it, its outline's edges found (0.89), empty to both networks (0.998, 0.994).
+    On seeds 530, 548-550, 552 and 553 (360 photos) the networks' empty stood over the edge check on 568 empty
+    cells; one of them, 550/7, measured so (7.0 and 0.073) and is now '?'. A highlight or a shadow's edge across
+    the place is no flat face: 23 others measured over OCCUPIED_MIN with halves 0.17 to 1.1 apart."""
+    f = cell.features
+    return f.get("e_top", 0.0) > OCCUPIED_MIN and f.get("u_top", 1.0) < UNEVEN_MIN
 
 
 #: On a grid unlike the template's print (calibrated or not), a cell read empty must be flat inside: its
@@ -2613,7 +2681,6 @@ def _observed_shadows(bands: Mapping[str, list[_BandSample]], board_lab: F32) ->
     return found
 
 
-CellKey = tuple[str, int, int]
 #: The ring of print between a cube's edge and the printed cell outline: (inner, outer) offsets in mm from
 #: the cube's nominal edge and the outline (the outline's ink and the cube's placement jitter kept out).
 RING_CLEAR_CUBE = 0.45

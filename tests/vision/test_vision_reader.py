@@ -267,6 +267,47 @@ def test_an_empty_cell_the_networks_read_stands_past_the_edge_check_on_their_own
     assert out[key].label == "?" and out[key].reason == EDGES_REASON
 
 
+def test_a_cube_read_against_the_rules_stands_unless_it_looks_like_this_photos_own_cubes_of_theirs() -> None:
+    # The rules rank a top's colour against the materials (feature "best"); the networks may read another cube
+    # there. Where the photo's own cubes of the rules' material (read surely elsewhere in it, at least
+    # PHOTO_COLOUR_CUBES) look like this top, within PHOTO_COLOUR_MAX, and the networks' material as the photo shows
+    # it does not look more like it, the photo sides with the rules: '?'.
+    from types import SimpleNamespace
+    from typing import Any, cast
+
+    from vision.reader import PHOTO_LEANING_REASON, Cell, _against_photo_colours
+
+    read = cast(Any, SimpleNamespace(calibrated=frozenset({"weapon_right", "helmet"})))
+
+    def tooth(r: int, c: int, lab: tuple[float, float, float]) -> Cell:
+        return Cell("weapon_right", r, c, "T", 1.0, "", {"L": lab[0], "a": lab[1], "b": lab[2], "best": 2.0})
+
+    teeth = {("weapon_right", 1, 2): tooth(1, 2, (96.8, 0.0, 2.6)),
+             ("weapon_right", 2, 1): tooth(2, 1, (96.8, -0.7, 3.6))}
+    # Development seed 553, photo 47: a darker tooth the networks read as metal; 7.0 from the photo's teeth.
+    key = ("weapon_right", 2, 2)
+    metal = Cell(*key, "M", 0.998, "", {"L": 88.5, "a": -0.3, "b": -1.9, "best": 2.0, "net_best": 1.0})
+    out = _against_photo_colours({**teeth, key: metal}, read)
+    assert out[key].label == "?" and out[key].reason == PHOTO_LEANING_REASON
+    assert 6.5 < out[key].features["photo_leaning"] < 7.5
+    assert all(out[k] == c for k, c in teeth.items())
+    # The photo's metal cubes nearer still: the networks' metal stands ...
+    grey = {("helmet", 0, c): Cell("helmet", 0, c, "M", 0.95, "", {"L": 86.0, "a": 0.0, "b": -2.5, "best": 1.0})
+            for c in (0, 1)}
+    assert _against_photo_colours({**teeth, **grey, key: metal}, read)[key] == metal
+    # ... as it does with one tooth in the photo, on a grid not calibrated, or with the rules' leaning its own.
+    one_tooth = {("weapon_right", 1, 2): teeth[("weapon_right", 1, 2)]}
+    assert _against_photo_colours({**one_tooth, key: metal}, read)[key] == metal
+    uncalibrated = cast(Any, SimpleNamespace(calibrated=frozenset({"helmet"})))
+    assert _against_photo_colours({**teeth, key: metal}, uncalibrated)[key] == metal
+    leaning_metal = Cell(*key, "M", 0.998, "", {**metal.features, "best": 1.0})
+    assert _against_photo_colours({**teeth, key: leaning_metal}, read)[key] == leaning_metal
+    # A tooth far from this photo's teeth (a wood cube the rules took for one; 10.8 and more on the development
+    # seeds) keeps the networks' reading too.
+    wood = Cell(*key, "W", 0.99, "", {"L": 78.0, "a": 6.0, "b": 14.0, "best": 2.0, "net_best": 0.0})
+    assert _against_photo_colours({**teeth, key: wood}, read)[key] == wood
+
+
 def test_a_tooth_on_a_print_deep_in_one_colour_is_not_vouched_for() -> None:
     # game-data.md, cubes: a dragon tooth is white, wood brown (some pale). Development seed 510, photo 43 (12 MP):
     # on a deep blue calibrated print a pale wood cube read as a tooth with confidence 1.0, its red extrapolated
