@@ -457,6 +457,29 @@ def calibrated_templates(paths: list[Path], seed: int, look: Any) -> dict[Path, 
 CALIBRATION_TRIES = 3
 
 
+def calibration_geometry(templates: dict[Path, Template | str], printed: Template) -> str:
+    """How far the calibrated grids lie from where the second renderer printed them (it prints ``printed``'s
+    grids, the shipped template's): per grid, the largest distance between a cell's centre as calibrated and as
+    printed. A grid set up off its print is read in the wrong places; the reader places each photo's cells by its
+    printed lines again, but only within a few mm of calibration's place."""
+    offs = []
+    for template in templates.values():
+        if isinstance(template, str):
+            continue
+        for name in GEAR_GRIDS:
+            if name in template.unset_grids:
+                continue
+            got, want = template.grids[name], printed.grids[name]
+            offs.append(max(float(np.hypot(got.cell_centre(r, c)[0] - want.cell_centre(r, c)[0],
+                                           got.cell_centre(r, c)[1] - want.cell_centre(r, c)[1]))
+                            for r in range(want.rows) for c in range(want.cols)))
+    if not offs:
+        return "calibrated grids against their print: none set up"
+    over = ", ".join(f"{sum(d > mm for d in offs)} over {mm} mm" for mm in (1, 2, 3))
+    return (f"calibrated grids against where they are printed ({len(offs)} grids, each by its farthest cell): median "
+            f"{statistics.median(offs):.2f} mm, {over}")
+
+
 def main_second(args: argparse.Namespace, w: int, h: int, root: Path) -> int:
     """The independent renderer's photos: ordinary ones, then stickers without reference patches and
     dark-printed grids (an uncalibrated board printed darker than the template)."""
@@ -471,6 +494,8 @@ def main_second(args: argparse.Namespace, w: int, h: int, root: Path) -> int:
     paths = synth2.photo_set(synth2.set_folder(root, "ordinary", seed, look), count, seed, look)
     cal = " (each board calibrated from its own empty-board photo)" if args.calibrated else " (uncalibrated)"
     templates = calibrated_templates(paths, seed, look) if args.calibrated else None
+    if templates is not None:
+        print(calibration_geometry(templates, load_template()), flush=True)
     result = evaluate(paths, args.verbose, not args.no_net, templates)
     report("second renderer, ordinary photos, one photo each" + cal, result)
     if args.retakes:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -804,7 +805,34 @@ def test_the_benchmark_reads_retakes_where_the_reader_asks(tmp_path: Path) -> No
     # reader's advice says, for the doubt the board in another scene.
     assert run.stdout.count("PER-CELL ERROR (wrong or ?):   ") == 2 and run.stdout.count("/156 = ") == 2
     assert "merged with it: 2; retakes the reader could not read (the photos before them stand): 0" in run.stdout
+    assert "calibrated grids against where they are printed (16 grids, each by its farthest cell)" in run.stdout
     assert len(list(tmp_path.glob("*/darker-x0.5/*.jpg"))) == 1 and len(list(tmp_path.glob("*/retake/*.jpg"))) == 1
+
+
+def test_the_benchmark_measures_calibrated_grids_against_their_print() -> None:
+    # The second renderer prints the shipped template's grids, so a calibrated grid's distance from them is
+    # calibration's error: each grid by its farthest cell (a cell size 1 mm too wide puts the far cell of a
+    # five-cell row 5 mm out), a grid the group left unset not counted.
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("vision_benchmark", Path(__file__).resolve().parents[2]
+                                                  / "benchmarks" / "vision.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    printed = load_template()
+    grids = dict(printed.grids)
+    helmet, left = grids["helmet"], grids["weapon_left"]
+    grids["helmet"] = replace(helmet, origin_mm=(helmet.origin_mm[0] + 1.5, helmet.origin_mm[1]))
+    grids["weapon_left"] = replace(left, cell_mm=left.cell_mm + 0.6)
+    shifted = replace(printed, grids=grids)
+    unset = replace(shifted, unset_grids=("helmet",))
+    line = bench.calibration_geometry({Path("a"): shifted, Path("b"): printed, Path("c"): unset,
+                                       Path("d"): "calibration failed"}, printed)
+    # 11 grids: helmet 1.5 mm off once (not counted where unset); weapon_left's far cell (row 2, col 4) 0.6 x
+    # hypot(4.5, 2.5) = 3.1 mm off, twice.
+    assert line.startswith("calibrated grids against where they are printed (11 grids, each by its farthest cell)")
+    assert line.endswith("3 over 1 mm, 2 over 2 mm, 2 over 3 mm")
 
 
 def test_a_print_the_exposure_clips_reads_in_photos_taken_darker_as_the_reader_asks() -> None:
