@@ -636,12 +636,12 @@ def test_an_empty_reading_with_a_cubes_edges_and_the_rules_cube_is_not_the_netwo
 
 def test_an_empty_reading_over_a_flat_top_unlike_the_print_and_a_cubes_edges_is_not_the_networks_alone(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    # Development seed 548, photo 23 (read once, before the rule): a metal cube on the sandals whose footprint
-    # looked like the print, so the rules could not tell, though where its top belongs they measured one flat face
-    # (halves 0.007 apart, under UNEVEN_MIN) as unlike the print as an occupied cell's top (over OCCUPIED_MIN). The
-    # edge check found a cube's outline; both networks called it empty (0.992 and more, and the second's word): it
-    # was read empty, a confident error. The rules' top and the edges, two measures of different things, see a cube:
-    # the networks' empty does not stand against them (reader._rules_saw_a_top).
+    # Development seed 548, photo 23 (a confident error since the twenty-sixth session): a metal cube on the sandals
+    # whose footprint looked like the print, so the rules could not tell, though where its top belongs they measured
+    # one flat face (halves 0.007 apart, under UNEVEN_MIN) as unlike the print as an occupied cell's top (over
+    # OCCUPIED_MIN). The edge check found a cube's outline; both networks called it empty, each over its threshold,
+    # and it was read empty. The rules' top and the edges, two measures of different things, see a cube: the
+    # networks' empty does not stand against them (reader._rules_saw_a_top).
     from vision import reader
     from vision.reader import EDGES_REASON, OCCUPIED_MIN, UNEVEN_MIN
 
