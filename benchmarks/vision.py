@@ -469,10 +469,7 @@ def calibration_geometry(templates: dict[Path, Template | str], printed: Templat
         for name in GEAR_GRIDS:
             if name in template.unset_grids:
                 continue
-            got, want = template.grids[name], printed.grids[name]
-            offs.append(max(float(np.hypot(got.cell_centre(r, c)[0] - want.cell_centre(r, c)[0],
-                                           got.cell_centre(r, c)[1] - want.cell_centre(r, c)[1]))
-                            for r in range(want.rows) for c in range(want.cols)))
+            offs.append(template.grids[name].farthest_cell_from(printed.grids[name]))
     if not offs:
         return "calibrated grids against their print: none set up"
     over = ", ".join(f"{sum(d > mm for d in offs)} over {mm} mm" for mm in (1, 2, 3))

@@ -1878,11 +1878,11 @@ def _against_photo_colours(cells: Mapping[CellKey, Cell], read: _CellsRead) -> d
     out = dict(cells)
     for key, cell in cells.items():
         f = cell.features
-        if (cell.label not in ("W", "M", "T") or key[0] not in read.calibrated or int(f.get("best", -1)) < 0
+        best = int(f.get("best", -1))
+        if (cell.label not in ("W", "M", "T") or key[0] not in read.calibrated or best < 0 or "WMT"[best] == cell.label
                 or "L" not in f):
             continue
-        leaning = "WMT"[int(f["best"])]
-        ref = _photo_colour(tops, leaning, key) if leaning != cell.label else None
+        ref = _photo_colour(tops, "WMT"[best], key)
         if ref is None:
             continue
         top = (f["L"], f["a"], f["b"])

@@ -10,6 +10,7 @@ y down; a grid's origin is the outer corner of its top-left cell.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
@@ -58,6 +59,12 @@ class Grid:
     @property
     def size_mm(self) -> tuple[float, float]:
         return (self.cols * self.cell_mm, self.rows * self.cell_mm)
+
+    def farthest_cell_from(self, other: Grid) -> float:
+        """How far (mm) this grid's cells lie from the same cells of ``other`` (a grid of the same shape placed
+        elsewhere, e.g. as calibrated against as printed): the largest distance between a cell's two centres."""
+        return max(math.dist(self.cell_centre(r, c), other.cell_centre(r, c))
+                   for r in range(other.rows) for c in range(other.cols))
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import replace
 from pathlib import Path
 
@@ -287,8 +286,7 @@ def test_a_frame_printed_around_a_grid_does_not_widen_its_cells(seed: int, index
     photo, _ = synth2.render_calibration(seed, index, synth2.Look(size=(2000, 1500)), base)
 
     def worst(fitted: Template, name: str) -> float:
-        a, b = fitted.grids[name], base.grids[name]
-        return max(math.dist(a.cell_centre(r, c), b.cell_centre(r, c)) for r in range(b.rows) for c in range(b.cols))
+        return fitted.grids[name].farthest_cell_from(base.grids[name])
 
     fitted = calibrate(photo, base)
     assert max(worst(fitted, name) for name in GEAR_GRIDS) < 1.0
