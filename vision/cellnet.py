@@ -86,11 +86,15 @@ def patches(raw: U8, x0: float, y0: float, ppm: float, centres: Sequence[tuple[f
     small = np.empty((n, PATCH_PX, PATCH_PX, 3), dtype=np.uint8)
     for i, (centre, shift) in enumerate(zip(centres, shifts, strict=True)):
         small[i] = _scaled_piece(raw, x0, y0, ppm, centre[0] + shift[0] / 2, centre[1] + shift[1] / 2)
-    # (In the pixels' B, G, R order until the planes are written: arithmetic on contiguous arrays.)
-    ratio = cv2.LUT(small.reshape(n * PATCH_PX, PATCH_PX, 3), LINEAR_LUT3).reshape(n, PATCH_PX, PATCH_PX, 3)
-    ratio /= np.maximum(np.asarray(ref_rgbs, dtype=np.float32).reshape(n, 3), 1e-4)[:, None, None, ::-1]
-    np.clip(ratio, *RATIO_RANGE, out=ratio)
-    np.log2(ratio, out=ratio)
+    # (In the pixels' B, G, R order until the planes are written: arithmetic on contiguous arrays.) A pixel's log
+    # ratio depends only on its 8-bit value and its cell's print light: each cell's 256 values per channel are worked
+    # out once (the same float32 steps as on every pixel: linear light, over the print's, clipped, log2) and looked up.
+    tables = LINEAR_LUT3 / np.maximum(np.asarray(ref_rgbs, dtype=np.float32).reshape(n, 1, 3), 1e-4)[:, :, ::-1]
+    np.clip(tables, *RATIO_RANGE, out=tables)
+    np.log2(tables, out=tables)
+    ratio = np.empty((n, PATCH_PX, PATCH_PX, 3), dtype=np.float32)
+    for i in range(n):
+        cv2.LUT(small[i], tables[i:i + 1], dst=ratio[i])
     out[:, RATIO_PLANES] = ratio[..., ::-1].transpose(0, 3, 1, 2)
     out[:, SHIFT_PLANES] = (np.asarray(shifts, dtype=np.float64).reshape(n, 2) / cube_mm)[:, :, None, None]
     prints = np.asarray(print_rgbs, dtype=np.float32).reshape(n, 3)

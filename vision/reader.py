@@ -225,8 +225,8 @@ def _image_blur_px(grey: U8) -> float:
     scale = 1000 / max(grey.shape)
     small = cv2.resize(grey, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA).astype(np.float32)
     mag = np.hypot(cv2.Sobel(small, cv2.CV_32F, 1, 0, ksize=3) / 8, cv2.Sobel(small, cv2.CV_32F, 0, 1, ksize=3) / 8)
-    lo, hi = np.percentile(small, [5, 95])
-    peak = float(np.percentile(mag, 99.8))
+    lo, hi = _percentile(small, [5, 95])
+    peak = float(_percentile(mag, 99.8))
     return float(hi - lo) / (peak * math.sqrt(2 * math.pi)) if peak > 0 else 99.0
 
 
@@ -291,8 +291,8 @@ def _grid_line_score(grey: U8, hom: F64, template: Template) -> float:
         return np.asarray(grey[yi, xi], dtype=np.float64)
 
     lines, cells = sample(line_pts), sample(cell_pts)
-    ref = float(np.median(cells)) + 1.0
-    return float((np.median(cells) - np.median(lines)) / ref)
+    ref = float(_median(cells)) + 1.0
+    return float((_median(cells) - _median(lines)) / ref)
 
 
 # --------------------------------------------------------------------------------------------
@@ -505,6 +505,57 @@ def _mean(a: F32, axis: int | None = None) -> Any:
     return np.add.reduce(a, axis=axis) / (a.size if axis is None else a.shape[axis])
 
 
+def _median(a: npt.ArrayLike, axis: int | None = None) -> Any:
+    """np.median without its Python wrappers (a photo takes a hundred small medians): the middle value, or the mean
+    of the two middle ones (their sum halved in the array's type, as np.mean does), found by np.partition; NaN where
+    a NaN is among the values, as np.median gives. The same bits (tests/vision/test_vision_reader.py)."""
+    arr = np.asarray(a)
+    if axis is None:
+        arr, axis = arr.reshape(-1), 0
+    n = arr.shape[axis]
+    if n == 0 or arr.dtype.kind not in "fiu":
+        return np.median(arr, axis=axis)
+    h = n // 2
+    # (The largest value is put last too, where a NaN would sort.)
+    part = np.partition(arr, [h - 1, h, n - 1] if n % 2 == 0 else [h, n - 1], axis=axis)
+    if arr.dtype.kind != "f":
+        part = part.astype(np.float64)
+    mid = np.take(part, h, axis=axis)
+    if n % 2 == 0:
+        mid = (np.take(part, h - 1, axis=axis) + mid) / 2
+    if arr.dtype.kind == "f":
+        mid = np.where(np.isnan(np.take(part, n - 1, axis=axis)), np.nan, mid).astype(part.dtype)[()]
+    return mid
+
+
+def _percentile(a: npt.ArrayLike, q: float | Sequence[float]) -> Any:
+    """np.percentile(a, q) of all the values (its default, linear interpolation) without its Python wrappers: the
+    order statistics around (n - 1) q / 100 by np.partition and numpy's own interpolation between them, in the
+    array's type for one ``q`` and in float64 for several, as numpy does. The same bits
+    (tests/vision/test_vision_reader.py)."""
+    arr = np.asarray(a).reshape(-1)
+    n = arr.size
+    one = np.ndim(q) == 0
+    qs = [float(q)] if one else [float(x) for x in q]  # type: ignore[arg-type]
+    if n == 0 or arr.dtype.kind != "f":
+        return np.percentile(arr, q)
+    at = [(n - 1) * (x / 100) for x in qs]
+    lo = [math.floor(v) for v in at]
+    hi = [min(v + 1, n - 1) for v in lo]
+    part = np.partition(arr, sorted({*lo, *hi, n - 1}))
+    if np.isnan(part[n - 1]):
+        return np.percentile(arr, q)  # (NaN, as numpy gives it)
+    if one:
+        below, above, t = part[lo[0]], part[hi[0]], at[0] - lo[0]
+        diff = above - below
+        # (numpy's _lerp: from the lower value up below the middle, from the upper one down from it.)
+        return above - diff * (1 - t) if t >= 0.5 else below + diff * t
+    below, above = part[lo], part[hi]
+    ts = np.array(at) - np.array(lo, dtype=np.float64)
+    diffs = above - below  # (in the array's type; the rest in float64)
+    return np.where(ts >= 0.5, above - diffs * (1 - ts), below + diffs * ts)
+
+
 def _grid_box(template: Template, margin: float) -> tuple[float, float, float, float]:
     xs, ys = [], []
     for g in template.gear_grids:
@@ -669,7 +720,7 @@ def _line_profiles(rect: _Rectified, grid: Grid, offs: npt.NDArray[np.float64], 
                 values = lum[px(along, rect.y0, H)[None, None, :], px(across, rect.x0, W)[:, :, None]]
             else:
                 values = lum[px(across, rect.y0, H)[:, :, None], px(along, rect.x0, W)[None, None, :]]
-            found.append(np.median(values, axis=2))
+            found.append(_median(values, axis=2))
         return [found[k][line] for line in range(count - 1) for k in range(len(found))]
 
     return (profiles(x0, grid.cols, y0, grid.rows, True), profiles(y0, grid.rows, x0, grid.cols, False))
@@ -686,13 +737,13 @@ def _placed_by_lines(rect: _Rectified, template: Template) -> Template:
         for profiles in _line_profiles(rect, g, offs, per_cell=True):
             # Each cell-long piece of each inner line on its own: a cube's side faces or shadow along a piece
             # pull its profile aside. A third of the pieces must agree, or the grid stays where it was.
-            fills = np.median(np.array(profiles)[:, ends], axis=1) if profiles else []
+            fills = _median(np.array(profiles)[:, ends], axis=1) if profiles else []
             centres = np.array([c for prof, fill in zip(profiles, fills, strict=True)
                                 if (c := _line_centre(prof, offs, float(fill))) is not None])
             if len(centres) == 0:
                 shift.append(0.0)
                 continue
-            mid = float(np.median(centres))
+            mid = float(_median(centres))
             agree = int(np.sum(np.abs(centres - mid) <= PLACE_AGREE_MM))
             shift.append(mid if agree >= max(2, (len(profiles) + 2) // 3) else 0.0)
         if shift[0] or shift[1]:
@@ -708,8 +759,8 @@ def _line_reach(rect: _Rectified, grid: Grid) -> float:
     profiles = vertical + horizontal
     if not profiles:
         return 0.6
-    prof = np.median(np.array(profiles), axis=0)
-    fill = float(np.median(np.concatenate([prof[:4], prof[-4:]])))
+    prof = _median(np.array(profiles), axis=0)
+    fill = float(_median(np.concatenate([prof[:4], prof[-4:]])))
     mid = len(prof) // 2
     centre = prof[mid - 1: mid + 2].mean()
     contrast = abs(float(centre) - fill)
@@ -785,7 +836,7 @@ def _envelope(samples: Sequence[_BandSample], top: float = 0.5) -> F32 | None:
     rgb = np.array([s.rgb for s in samples])
     lum = rgb @ _LUMA
     order = np.argsort(lum)[::-1][: max(3, int(round(top * len(samples))))]
-    return np.asarray(np.median(rgb[order], axis=0), dtype=np.float32)
+    return np.asarray(_median(rgb[order], axis=0), dtype=np.float32)
 
 
 #: Whether a grid whose inner strips look unlike the band is read against them (OWN_PRINT_REFERENCE) and
@@ -978,7 +1029,7 @@ def _lit_reference(samples: Sequence[_BandSample], x: float, y: float) -> F32 | 
     # The brightest fifth (a full grid's shadows may cover most of the print around it), leaving out the
     # brightest piece (a reflection). Too bright a reference only widens the interval checked.
     pick = rank[int(0.8 * n): max(int(0.8 * n) + 1, n - 1)]
-    return np.asarray(np.median(rgb[pick], axis=0), dtype=np.float32)
+    return np.asarray(_median(rgb[pick], axis=0), dtype=np.float32)
 
 
 #: Where between the local print's light (0) and the lit print's light (1) a cube's top face is checked.
@@ -1060,7 +1111,7 @@ def _sticker_refs(image: U8, markers: Mapping[int, F64], size_mm: float) -> list
             xi, yi = img[:, 0].astype(int), img[:, 1].astype(int)
             if xi.min() < 0 or yi.min() < 0 or xi.max() >= image.shape[1] or yi.max() >= image.shape[0]:
                 break
-            vals[name] = np.median(LINEAR_LUT[image[yi, xi][:, ::-1]], axis=0)
+            vals[name] = _median(LINEAR_LUT[image[yi, xi][:, ::-1]], axis=0)
         if len(vals) == 2 and _patches_look_printed(vals["white"], vals["black"]):
             out.append((corners.mean(axis=0), vals["white"].astype(np.float32), vals["black"].astype(np.float32)))
     return out
@@ -1094,14 +1145,14 @@ def blur_mm(grey: U8, markers: Mapping[int, F64], size_mm: float) -> float:
         gx = cv2.Sobel(patch, cv2.CV_32F, 1, 0, ksize=3) / 8
         gy = cv2.Sobel(patch, cv2.CV_32F, 0, 1, ksize=3) / 8
         mag = np.hypot(gx, gy)
-        lo, hi = np.percentile(patch, [5, 95])
+        lo, hi = _percentile(patch, [5, 95])
         contrast = float(hi - lo)
-        peak = float(np.percentile(mag, 99.5))
+        peak = float(_percentile(mag, 99.5))
         if contrast < 20 or peak <= 0:
             continue
         sigma_px = contrast / (peak * math.sqrt(2 * math.pi))
         widths.append(math.sqrt(max(sigma_px**2 - 0.5**2, 0.0)) / ppm)
-    return float(np.median(widths)) if widths else 0.0
+    return float(_median(widths)) if widths else 0.0
 
 
 def _grid_blur_mm(rect: _Rectified) -> float:
@@ -1110,8 +1161,8 @@ def _grid_blur_mm(rect: _Rectified) -> float:
     grey = cv2.cvtColor(rect.raw, cv2.COLOR_BGR2GRAY).astype(np.float32)
     gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3) / 8
     gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3) / 8
-    lo, hi = np.percentile(grey[grey > 0], [5, 95])
-    peak = float(np.percentile(np.hypot(gx, gy), 99.5))
+    lo, hi = _percentile(grey[grey > 0], [5, 95])
+    peak = float(_percentile(np.hypot(gx, gy), 99.5))
     if peak <= 0 or hi - lo < 20:
         return 0.0
     sigma_px = float(hi - lo) / (peak * math.sqrt(2 * math.pi))
@@ -1856,7 +1907,7 @@ def _photo_colour(tops: PhotoTops, material: str, without: CellKey | None = None
     """The colour this photo's cubes of a material show: the median of their tops (``_photo_tops``) but the cell
     ``without``'s, where at least PHOTO_COLOUR_CUBES are left; else None."""
     seen = [lab for key, lab in tops[material] if key != without]
-    return np.median(np.array(seen), axis=0) if len(seen) >= PHOTO_COLOUR_CUBES else None
+    return _median(np.array(seen), axis=0) if len(seen) >= PHOTO_COLOUR_CUBES else None
 
 
 #: The reason of a calibrated cell the networks read as one cube where the rules' colours leaned to another whose
@@ -2054,7 +2105,7 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
     unfamiliar = (frozenset(g.name for g in grids_) if notes else frozenset(own_print)) | frozenset(
         name for name in labs if name in calibrated or _weighted(labs[name], DEFAULT_BOARD_LAB, 1.0) > PRINT_UNLIKE)
     keys = [(g, r, c) for g in grids_ for r in range(g.rows) for c in range(g.cols)]
-    print_lum = float(np.median([float(s.rgb @ _LUMA) for s in all_bands])) if all_bands else 0.0
+    print_lum = float(_median([float(s.rgb @ _LUMA) for s in all_bands])) if all_bands else 0.0
     measures = _spots_glare(rect, template, loc.pose, keys,
                             {(g.name, r, c): _measure(rect, g, loc.pose, cube, r, c) for g, r, c in keys}, print_lum)
 
@@ -2079,7 +2130,7 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
             near = [s.rgb for (rc, s) in extra.get(g.name, [])
                     if rc != (r, c) and math.hypot(s.x - x, s.y - y) < 1.6 * g.cell_mm]
             if len(near) >= 2:
-                found = (np.median(np.array(near), axis=0).astype(np.float32), 1.0)
+                found = (_median(np.array(near), axis=0).astype(np.float32), 1.0)
             else:
                 found = local[(g.name, r, c)]
             board_lab, board_rgb = labs[g.name], rgbs[g.name]
@@ -2269,8 +2320,10 @@ def _ring_veto(cells: Mapping[CellKey, Cell], read: _CellsRead, template: Templa
         top, _, inside = rect.stats(sl)
         if not inside:
             continue
-        d = [_unlike(top, s) for s in ring]
-        lit = _unlike(top, max(ring, key=lambda v: float(v @ _LUMA)))
+        # (Each measurement's luminance and hue worked out once; the lit strip is one of the ring's.)
+        seen = _light_and_hue(top)
+        d = [_unlike_seen(seen, _light_and_hue(s)) for s in ring]
+        lit = d[max(range(len(ring)), key=lambda i: float(ring[i] @ _LUMA))]
         feats = {**cell.features, "ring_min": min(d), "ring_max": max(d), "ring_lit": lit, "ring_n": float(len(d))}
         odd = key[0] in read.unfamiliar and (RING_ON_CALIBRATED or key[0] not in read.calibrated)
         if cell.label in "WMT" and (max(d) < RING_SAME or (odd and lit < RING_SAME)):
@@ -2387,7 +2440,7 @@ def _covered(read: _CellsRead, template: Template) -> dict[CellKey, Cell]:
             if g.name not in ink:
                 empty = [k for k, c in read.cells.items() if k[0] == g.name and c.label == "."][:COVERED_INK_CELLS]
                 shown = [found[0][r, c][found[1][r, c]] for _, r, c in empty]
-                ink[g.name] = np.median(np.concatenate(shown), axis=0) if sum(map(len, shown)) else None
+                ink[g.name] = _median(np.concatenate(shown), axis=0) if sum(map(len, shown)) else None
             grid_ink = ink[g.name]
             like &= ~_alike(pieces, grid_ink) if grid_ink is not None else False
         feats = {**cell.features, "outline_like": float(like.sum())}
@@ -2585,7 +2638,7 @@ def _inner_edges(edges: F32, rect: _Rectified, grid: Grid, r: int, c: int, reach
     if sl is None:
         return 0.0
     level = float(cv2.cvtColor(rect.raw[sl], cv2.COLOR_BGR2GRAY).mean())
-    return float(np.percentile(edges[sl], 95) / max(level, 1.0))
+    return float(_percentile(edges[sl], 95) / max(level, 1.0))
 
 
 def _spots_glare(rect: _Rectified, template: Template, pose: Pose, keys: Sequence[tuple[Grid, int, int]],
@@ -2777,7 +2830,7 @@ def _shadow_sides(template: Template, cells: Mapping[CellKey, Cell],
         return None, dark
     out = set()
     for side, vals in ratios.items():
-        if len(vals) < SHADOW_SIDE_MIN_CUBES or float(np.median(vals)) < SHADOW_SIDE_DARK:
+        if len(vals) < SHADOW_SIDE_MIN_CUBES or float(_median(vals)) < SHADOW_SIDE_DARK:
             out.add(side)  # unseen sides count as shadow sides: nothing is assumed lit without evidence
     return out, dark
 
@@ -3117,7 +3170,7 @@ def _local_shadow_sides(template: Template, rings: Mapping[CellKey, Mapping[Side
         if math.hypot(ox - x, oy - y) <= LOCAL_SHADOW_RADIUS:
             for side, ratio in sides.items():
                 vals[side].append(ratio)
-    return {s for s, v in vals.items() if len(v) < LOCAL_LIT_MIN or float(np.median(v)) < SHADOW_SIDE_DARK}
+    return {s for s, v in vals.items() if len(v) < LOCAL_LIT_MIN or float(_median(v)) < SHADOW_SIDE_DARK}
 
 
 def _offset(template: Template, key: CellKey, ax: int, ay: int) -> CellKey | None:
@@ -3469,7 +3522,7 @@ def _print_over_band(cells: Sequence[_BandSample], band: Sequence[_BandSample]) 
     pieces = []
     for s in band:
         near = sorted(cells, key=lambda cs: math.hypot(cs.x - s.x, cs.y - s.y))[:RATIO_CELLS]
-        cell_rgb = np.median(np.array([cs.rgb for cs in near]), axis=0)
+        cell_rgb = _median(np.array([cs.rgb for cs in near]), axis=0)
         if np.any(s.rgb <= 1e-4):
             continue
         k = cell_rgb / s.rgb
@@ -3509,8 +3562,8 @@ def _board_colour(refs: Sequence[tuple[F64, F32, F32]], loc: Located, template: 
     arr = np.maximum((rgb - black[ok]) / gain[ok] + BLACK_REFLECTANCE, 0.005)
     # The upper half of the board's pieces: a cast shadow lowers some pieces, nothing raises them.
     lum = arr @ _LUMA
-    keep = arr[lum >= np.median(lum)]
-    return np.asarray(linear_rgb_to_lab(np.median(keep, axis=0)), dtype=np.float32)
+    keep = arr[lum >= _median(lum)]
+    return np.asarray(linear_rgb_to_lab(_median(keep, axis=0)), dtype=np.float32)
 
 
 #: What to do about glare. Most glare is surfaces the camera's exposure clipped (a pale print, cubes' tops):

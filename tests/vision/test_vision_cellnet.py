@@ -98,6 +98,21 @@ def test_a_patch_is_the_light_relative_to_the_print_with_the_parallax_and_print_
     assert np.isfinite(edge).all()
 
 
+def test_each_cells_ratio_planes_are_every_pixels_log_ratio_to_its_own_print_light_to_the_bit() -> None:
+    # (patches looks each pixel up in a table made per cell: the same float32 steps as on the pixels themselves.)
+    rng = np.random.default_rng(7)
+    raw = rng.integers(0, 256, (300, 300, 3), dtype=np.uint8)
+    centres = [(10.0, 12.0), (30.0, 25.0), (2.0, 45.0)]
+    refs = np.array([[0.2, 0.3, 0.1], [0.9, 0.05, 0.5], [0.0, 0.4, 1e-5]], np.float32)
+    shifts = [(1.0, -0.5), (0.0, 0.0), (-2.0, 1.0)]
+    x = cellnet.patches(raw, 0.0, 0.0, 6.0, centres, refs, shifts, 8.0, [np.ones(3, np.float32)] * 3)
+    for i, ((cx, cy), (dx, dy)) in enumerate(zip(centres, shifts, strict=True)):
+        piece = cellnet._scaled_piece(raw, 0.0, 0.0, 6.0, cx + dx / 2, cy + dy / 2)
+        lin = LINEAR_LUT[piece[..., ::-1]].astype(np.float32)  # R, G, B
+        want = np.log2(np.clip(lin / np.maximum(refs[i], np.float32(1e-4)), *cellnet.RATIO_RANGE))
+        assert np.array_equal(x[i, cellnet.RATIO_PLANES], want.transpose(2, 0, 1))
+
+
 def test_on_a_dark_print_a_white_top_and_a_grey_one_stay_apart() -> None:
     # A deep print (sRGB 30: about 1.3 % reflectance) under the same light as a tooth's top (230) and a metal
     # cube's (160): some 60 and 27 times the print's light. Clipped at 4 times, as the patch once was, both
