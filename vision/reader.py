@@ -3363,13 +3363,12 @@ LIKE_PRINT_STRIPS = 4
 LIKE_PRINT_SHIFTED = 10
 
 
-def _print_like(rgb: F32, samples: Sequence[_BandSample], x: float, y: float, pale: bool = False) -> bool:
-    """Whether a colour seen at board mm (x, y) looks like the calibrated print there (against the calibrated print's
-    light right there, _local_reference of ``samples``: within OWN_RATIO and OWN_CHROMA, at DEEP_FLOOR). On a
-    ``pale`` grid (Template.clipped_print: calibration saw its print clipped white, so its light there is a floor)
-    a channel clipped here too, at or above that floor, says only "at least this" and is no evidence either way:
-    it is compared as the floor, the others as they are (not where every channel is clipped: no evidence at all)."""
-    ref = _local_reference(samples, x, y)
+def _print_like(rgb: F32, ref: tuple[F32, float] | None, pale: bool = False) -> bool:
+    """Whether a colour seen at a place looks like the calibrated print there (against ``ref``, the calibrated print's
+    light right there, _local_reference of its band: within OWN_RATIO and OWN_CHROMA, at DEEP_FLOOR). On a ``pale``
+    grid (Template.clipped_print: calibration saw its print clipped white, so its light there is a floor) a channel
+    clipped here too, at or above that floor, says only "at least this" and is no evidence either way: it is
+    compared as the floor, the others as they are (not where every channel is clipped: no evidence at all)."""
     if pale and ref is not None:
         floored = (rgb >= WHITE_CLIPPED) & (ref[0] <= rgb)
         if np.all(floored):
@@ -3387,17 +3386,19 @@ def _cells_like_print(rect: _Rectified, template: Template, bands: Mapping[str, 
     like = 0
     for name, samples in bands.items():
         g = template.grids[name]
-        for r in range(g.rows):
-            for c in range(g.cols):
-                x, y = g.cell_centre(r, c)
-                q = g.cell_mm * 0.2
-                sl = rect.rect(x - q, y - q, x + q, y + q)
-                if sl is None:
-                    continue
-                mean, _, inside = rect.stats(sl)
-                like += bool(inside and _print_like(mean, samples, x, y, name in template.clipped_print))
-                if like >= up_to:
-                    return like
+        places = [(r, c) for r in range(g.rows) for c in range(g.cols)]
+        # (The print's light asked at every cell of the grid at once.)
+        refs = _local_references(samples, [g.cell_centre(r, c) for r, c in places])
+        for (r, c), ref in zip(places, refs, strict=True):
+            x, y = g.cell_centre(r, c)
+            q = g.cell_mm * 0.2
+            sl = rect.rect(x - q, y - q, x + q, y + q)
+            if sl is None:
+                continue
+            mean, _, inside = rect.stats(sl)
+            like += bool(inside and _print_like(mean, ref, name in template.clipped_print))
+            if like >= up_to:
+                return like
     return like
 
 
@@ -3410,8 +3411,9 @@ def _strips_like_print(rect: _Rectified, template: Template, bands: Mapping[str,
     count = 0
     for name, samples in bands.items():
         g = template.grids[name]
-        for s in _inner_samples(rect, g, pose, template.cube_mm, reaches.get(name)):
-            if _print_like(s.rgb, samples, s.x, s.y, name in template.clipped_print):
+        inner = _inner_samples(rect, g, pose, template.cube_mm, reaches.get(name))
+        for s, ref in zip(inner, _local_references(samples, [(s.x, s.y) for s in inner]), strict=True):
+            if _print_like(s.rgb, ref, name in template.clipped_print):
                 count += 1
                 strips.add((name, *_grid_cell(g, s.x, s.y)))
     return count >= LIKE_PRINT_STRIPS and len(strips) >= LIKE_PRINT_MIN
