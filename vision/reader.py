@@ -2111,7 +2111,9 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
 
     Extra = Mapping[str, list[tuple[tuple[int, int], _BandSample]]]
 
-    def classify_all(extra: Extra) -> dict[tuple[str, int, int], Cell]:
+    def classify_all(extra: Extra, empties: bool = False) -> dict[tuple[str, int, int], Cell]:
+        # ``empties``: only as far as telling which cells are read empty (a cell read otherwise by then is never
+        # read empty by the steps after: they read a material, or doubt a reading), for the first pass.
         out = {}
         # Each cell's print light from the band and the plainly empty cells (``extra``) but itself, asked for
         # every cell of a grid at once.
@@ -2140,6 +2142,8 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
                 out[(g.name, r, c)] = Cell(g.name, r, c, "?", 0.0, unread[g.name])
             elif found is None or np.any(found[0] <= 1e-4):
                 out[(g.name, r, c)] = Cell(g.name, r, c, "?", 0.0, BAND_HIDDEN_REASON)
+            elif m.glare > GLARE_FRACTION and empties:
+                out[(g.name, r, c)] = Cell(g.name, r, c, "?", 0.0, GLARE_REASON)
             elif m.glare > GLARE_FRACTION:
                 # The print's light here goes with it, and on a calibrated grid what the rules would read were
                 # it not for the glare: the cell network may read it where both agree (_second_look).
@@ -2157,6 +2161,9 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
                     if lit is not None:
                         label, conf, reason = _reread_with_lit(m, found[0], lit, (label, conf, reason), feats,
                                                                board_lab, board_rgb, refs)
+                if empties and label != ".":
+                    out[(g.name, r, c)] = Cell(g.name, r, c, label, conf, reason, feats)
+                    continue
                 # The light's colour the stickers' white patches give here, for the checks below (the print's
                 # colour may mislead about the light's).
                 unclear = label == "?" and reason == "cube colour unclear"
@@ -2200,7 +2207,7 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
                 out[(g.name, r, c)] = Cell(g.name, r, c, label, conf, reason, feats)
         return out
 
-    first = classify_all({})
+    first = classify_all({}, empties=True)
     # Second pass: empty cells that are plainly lit print are the best reference for their neighbours.
     extra: dict[str, list[tuple[tuple[int, int], _BandSample]]] = {}
     for (gname, r, c), cell in first.items():
@@ -2209,7 +2216,7 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
                 and m.uneven_top < 0.05 and abs(cell.features.get("r_core", 0) - cell.features.get("r_top", 9)) < 0.05):
             x, y = template.grids[gname].cell_centre(r, c)
             extra.setdefault(gname, []).append(((r, c), _BandSample(x, y, (m.core + m.top) / 2)))
-    second = classify_all(extra) if extra else first
+    second = classify_all(extra) if extra else classify_all({})
     shadows = [sh for g in grids_ for sh in _observed_shadows({g.name: bands[g.name]}, labs[g.name])]
     read = second
     ring_cache: dict[tuple[CellKey, CellKey], tuple[float, float, float] | None] = {}
