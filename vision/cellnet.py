@@ -94,7 +94,7 @@ def patches(raw: U8, x0: float, y0: float, ppm: float, centres: Sequence[tuple[f
     np.log2(tables, out=tables)
     ratio = np.empty((n, PATCH_PX, PATCH_PX, 3), dtype=np.float32)
     for i in range(n):
-        cv2.LUT(small[i], tables[i:i + 1], dst=ratio[i])
+        ratio[i] = cv2.LUT(small[i], tables[i:i + 1])
     out[:, RATIO_PLANES] = ratio[..., ::-1].transpose(0, 3, 1, 2)
     out[:, SHIFT_PLANES] = (np.asarray(shifts, dtype=np.float64).reshape(n, 2) / cube_mm)[:, :, None, None]
     prints = np.asarray(print_rgbs, dtype=np.float32).reshape(n, 3)

@@ -88,7 +88,7 @@ def kelvin_to_rgb(kelvin: float) -> FloatArray:
 
 def lab_of(rgb: npt.ArrayLike) -> tuple[float, float, float]:
     """Lab of one linear-RGB colour, in plain floats: the readers call this thousands of times per photo."""
-    # (A numpy array's values as Python floats directly: float32 to float64 is exact, as numpy's cast is.)
+    # (A numpy array's values straight to Python numbers: float32 to a Python float is exact, as numpy's cast is.)
     r, g, b = (rgb.reshape(3) if isinstance(rgb, np.ndarray) else np.asarray(rgb, dtype=np.float64).reshape(3)).tolist()
     x = (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047
     y = 0.2126 * r + 0.7152 * g + 0.0722 * b

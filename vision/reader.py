@@ -505,55 +505,61 @@ def _mean(a: F32, axis: int | None = None) -> Any:
     return np.add.reduce(a, axis=axis) / (a.size if axis is None else a.shape[axis])
 
 
+#: The arrays _median and _percentile work out themselves (others go to numpy: float16, for one, is summed in float32).
+_FAST_KINDS = frozenset({np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int32), np.dtype(np.int64),
+                         np.dtype(np.uint8)})
+
+
 def _median(a: npt.ArrayLike, axis: int | None = None) -> Any:
-    """np.median without its Python wrappers (a photo takes a hundred small medians): the middle value, or the mean
-    of the two middle ones (their sum halved in the array's type, as np.mean does), found by np.partition; NaN where
-    a NaN is among the values, as np.median gives. The same bits (tests/vision/test_vision_reader.py)."""
+    """np.median without its Python wrappers (a photo takes a hundred small medians): numpy's own steps (the same
+    np.partition, the middle one or two values summed by np.add.reduce and divided by their count, as np.mean does),
+    so the same bits (tests/vision/test_vision_reader.py); where a NaN is among the values, numpy's np.median."""
     arr = np.asarray(a)
     if axis is None:
         arr, axis = arr.reshape(-1), 0
     n = arr.shape[axis]
-    if n == 0 or arr.dtype.kind not in "fiu":
+    if n == 0 or arr.dtype not in _FAST_KINDS:
         return np.median(arr, axis=axis)
     h = n // 2
-    # (The largest value is put last too, where a NaN would sort.)
-    part = np.partition(arr, [h - 1, h, n - 1] if n % 2 == 0 else [h, n - 1], axis=axis)
-    if arr.dtype.kind != "f":
-        part = part.astype(np.float64)
-    mid = np.take(part, h, axis=axis)
-    if n % 2 == 0:
-        mid = (np.take(part, h - 1, axis=axis) + mid) / 2
-    if arr.dtype.kind == "f":
-        mid = np.where(np.isnan(np.take(part, n - 1, axis=axis)), np.nan, mid).astype(part.dtype)[()]
-    return mid
+    floats = arr.dtype.kind == "f"
+    kth = [h - 1, h] if n % 2 == 0 else [(n - 1) // 2]
+    # (For floats numpy also puts the largest value last, where a NaN would sort.)
+    part = np.partition(arr, kth + [-1] if floats else kth, axis=axis)
+    lead = (slice(None),) * axis
+    if floats and np.isnan(part[(*lead, n - 1)]).any():
+        return np.median(arr, axis=axis)
+    middle = part[(*lead, slice(h - 1 if n % 2 == 0 else h, h + 1))]
+    return np.add.reduce(middle, axis=axis, dtype=None if floats else np.float64) / middle.shape[axis]
 
 
 def _percentile(a: npt.ArrayLike, q: float | Sequence[float]) -> Any:
-    """np.percentile(a, q) of all the values (its default, linear interpolation) without its Python wrappers: the
-    order statistics around (n - 1) q / 100 by np.partition and numpy's own interpolation between them, in the
-    array's type for one ``q`` and in float64 for several, as numpy does. The same bits
-    (tests/vision/test_vision_reader.py)."""
+    """np.percentile(a, q) of all the values (its default, linear interpolation) without its Python wrappers:
+    numpy's own steps (the same np.partition, the same two order statistics around (n - 1) q / 100 and the same
+    interpolation between them: in the array's type for a plain number ``q``, in float64 for a list), so the same
+    bits (tests/vision/test_vision_reader.py). Anything else (a NaN among the values, q out of range, numpy numbers
+    for q) goes to np.percentile."""
     arr = np.asarray(a).reshape(-1)
     n = arr.size
-    one = np.ndim(q) == 0
-    qs = [float(q)] if one else [float(x) for x in q]  # type: ignore[arg-type]
-    if n == 0 or arr.dtype.kind != "f":
+    one = type(q) in (int, float)  # (a numpy number is no plain one: numpy computes in float64 there)
+    qs = [q] if one else list(q) if isinstance(q, list | tuple) else []  # type: ignore[arg-type]
+    if (n == 0 or arr.dtype.kind != "f" or arr.dtype not in _FAST_KINDS or not qs
+            or not all(type(x) in (int, float) and 0 <= x <= 100 for x in qs)):
         return np.percentile(arr, q)
     at = [(n - 1) * (x / 100) for x in qs]
-    lo = [math.floor(v) for v in at]
-    hi = [min(v + 1, n - 1) for v in lo]
-    part = np.partition(arr, sorted({*lo, *hi, n - 1}))
+    # At the last value or beyond, numpy takes the last one from both sides, and counts the weight from index -1.
+    prev = [-1 if v >= n - 1 else math.floor(v) for v in at]
+    nxt = [-1 if p == -1 else p + 1 for p in prev]
+    part = np.partition(arr, np.unique(np.array([0, -1, *prev, *nxt])))
     if np.isnan(part[n - 1]):
-        return np.percentile(arr, q)  # (NaN, as numpy gives it)
+        return np.percentile(arr, q)
+    below, above = part[prev], part[nxt]
+    diff = above - below  # (in the array's type)
+    t = np.array(at) - np.array(prev, dtype=np.float64)
     if one:
-        below, above, t = part[lo[0]], part[hi[0]], at[0] - lo[0]
-        diff = above - below
+        below, above, diff, w = below[0], above[0], diff[0], float(t[0])
         # (numpy's _lerp: from the lower value up below the middle, from the upper one down from it.)
-        return above - diff * (1 - t) if t >= 0.5 else below + diff * t
-    below, above = part[lo], part[hi]
-    ts = np.array(at) - np.array(lo, dtype=np.float64)
-    diffs = above - below  # (in the array's type; the rest in float64)
-    return np.where(ts >= 0.5, above - diffs * (1 - ts), below + diffs * ts)
+        return above - diff * (1 - w) if w >= 0.5 else below + diff * w
+    return np.where(t >= 0.5, above - diff * (1 - t), below + diff * t)
 
 
 def _grid_box(template: Template, margin: float) -> tuple[float, float, float, float]:
@@ -3371,8 +3377,9 @@ LIKE_PRINT_SHIFTED = 10
 
 
 def _print_like(rgb: F32, ref: tuple[F32, float] | None, pale: bool = False) -> bool:
-    """Whether a colour seen at a place looks like the calibrated print there (against ``ref``, the calibrated print's
-    light right there, _local_reference of its band: within OWN_RATIO and OWN_CHROMA, at DEEP_FLOOR). On a ``pale``
+    """Whether a colour seen at a place looks like the calibrated print there (against ``ref``, _local_reference of its
+    band there: the calibrated print's light and its spread, None where it has none; within OWN_RATIO and OWN_CHROMA,
+    at DEEP_FLOOR). On a ``pale``
     grid (Template.clipped_print: calibration saw its print clipped white, so its light there is a floor) a channel
     clipped here too, at or above that floor, says only "at least this" and is no evidence either way: it is
     compared as the floor, the others as they are (not where every channel is clipped: no evidence at all)."""
