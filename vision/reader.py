@@ -41,6 +41,7 @@ import numpy.typing as npt
 from vision import cellnet
 from vision.cellnet import CellNet, default_check, default_net
 from vision.colour import LINEAR_LUT, LINEAR_LUT3, lab_of, lab_to_linear_rgb, linear_rgb_to_lab
+from vision.jpeg import decode_half
 from vision.markers import Pose, estimate_pose, find_markers, fit_homography, grey_of
 from vision.stickers import BLACK_REFLECTANCE, PAPER_REFLECTANCE, patch_box_mm
 from vision.template import GEAR_GRIDS, Grid, Template
@@ -163,7 +164,10 @@ def load_photo(path: str | Path, *, full_resolution: bool = False) -> U8:
     data = np.fromfile(str(p), dtype=np.uint8)
     image = None
     if data.size and not full_resolution:
-        image = cv2.imdecode(data, cv2.IMREAD_REDUCED_COLOR_2)
+        # (vision.jpeg: the same pixels sooner where it can; OpenCV's reading otherwise.)
+        image = decode_half(data.tobytes())
+        if image is None:
+            image = cv2.imdecode(data, cv2.IMREAD_REDUCED_COLOR_2)
         if image is not None and max(image.shape[:2]) * 2 < REDUCE_FROM_PX:
             image = None
     if image is None and data.size:
