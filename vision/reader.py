@@ -3126,6 +3126,15 @@ def _side_pieces(rect: _Rectified, template: Template, key: CellKey, side: Side,
     return out[0], out[1]
 
 
+def _cell_middle(rect: _Rectified, grid: Grid, r: int, c: int, share: float) -> tuple[F32, float, bool] | None:
+    """_Rectified.stats of a cell's middle: the square reaching ``share`` of the cell's side from its centre each way
+    (None where it lies outside the rectified image)."""
+    x, y = grid.cell_centre(r, c)
+    q = grid.cell_mm * share
+    sl = rect.rect(x - q, y - q, x + q, y + q)
+    return rect.stats(sl) if sl is not None else None
+
+
 def _grid_cell(grid: Grid, x: float, y: float) -> tuple[int, int]:
     """The (row, column) of ``grid`` that board point (x, y) lies in (outside the grid when out of range)."""
     return (int(math.floor((y - grid.origin_mm[1]) / grid.cell_mm)),
@@ -3408,12 +3417,10 @@ def _cells_like_print(rect: _Rectified, template: Template, bands: Mapping[str, 
         # (The print's light asked at every cell of the grid at once.)
         refs = _local_references(samples, [g.cell_centre(r, c) for r, c in places])
         for (r, c), ref in zip(places, refs, strict=True):
-            x, y = g.cell_centre(r, c)
-            q = g.cell_mm * 0.2
-            sl = rect.rect(x - q, y - q, x + q, y + q)
-            if sl is None:
+            middle = _cell_middle(rect, g, r, c, 0.2)
+            if middle is None:
                 continue
-            mean, _, inside = rect.stats(sl)
+            mean, _, inside = middle
             like += bool(inside and _print_like(mean, ref, name in template.clipped_print))
             if like >= up_to:
                 return like
@@ -3499,12 +3506,11 @@ def measure_print(image: U8, template: Template) -> PrintCalibration:
         clipped_cells = 0
         for r in range(g.rows):
             for c in range(g.cols):
-                x, y = g.cell_centre(r, c)
-                q = g.cell_mm * 0.25
-                sl = rect.rect(x - q, y - q, x + q, y + q)
-                if sl is None:
+                middle = _cell_middle(rect, g, r, c, 0.25)
+                if middle is None:
                     continue
-                mean, clipped, inside = rect.stats(sl)
+                x, y = g.cell_centre(r, c)
+                mean, clipped, inside = middle
                 if inside and clipped < 0.01:
                     cells.append(_BandSample(x, y, mean))
                 if inside:
