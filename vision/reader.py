@@ -161,11 +161,12 @@ def load_photo(path: str | Path, *, full_resolution: bool = False) -> U8:
     p = Path(path)
     if not p.is_file():
         raise PhotoError(f"photo {p} does not exist")
-    data = np.fromfile(str(p), dtype=np.uint8)
+    raw = p.read_bytes()
+    data = np.frombuffer(raw, dtype=np.uint8)
     image = None
     if data.size and not full_resolution:
         # (vision.jpeg: the same pixels sooner where it can; OpenCV's reading otherwise.)
-        image = decode_half(data.tobytes())
+        image = decode_half(raw)
         if image is None:
             image = cv2.imdecode(data, cv2.IMREAD_REDUCED_COLOR_2)
         if image is not None and max(image.shape[:2]) * 2 < REDUCE_FROM_PX:
