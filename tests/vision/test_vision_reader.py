@@ -338,7 +338,7 @@ def test_the_readers_median_and_percentile_give_numpys_bits() -> None:
         a = rng.random((n, 3)) * rng.choice([1.0, 255.0, 1e-3])
         if trial % 4 == 0:
             a = np.round(a * 2) / 2 * rng.choice([-1.0, 1.0], size=a.shape)  # ties, and zeros of both signs
-        a = a.astype([np.float32, np.float64, np.uint8][trial % 3])
+        a = a.astype(np.float32) if trial % 3 == 0 else a if trial % 3 == 1 else np.abs(a).astype(np.uint8)
         for axis in (None, 0, 1):
             assert same(np.median(a, axis=axis), _median(a, axis=axis))
         if a.dtype.kind == "f":
