@@ -510,9 +510,10 @@ def _mean(a: F32, axis: int | None = None) -> Any:
     return np.add.reduce(a, axis=axis) / (a.size if axis is None else a.shape[axis])
 
 
-#: The arrays _median and _percentile work out themselves (others go to numpy: float16, for one, is summed in float32).
-_FAST_KINDS = frozenset({np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int32), np.dtype(np.int64),
-                         np.dtype(np.uint8)})
+#: The array types _median works out itself (others go to numpy: float16, for one, is summed in float32); _percentile
+#: takes the two float ones.
+_FAST_FLOATS = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
+_FAST_DTYPES = _FAST_FLOATS | {np.dtype(np.int32), np.dtype(np.int64), np.dtype(np.uint8)}
 
 
 def _median(a: npt.ArrayLike, axis: int | None = None) -> Any:
@@ -523,7 +524,7 @@ def _median(a: npt.ArrayLike, axis: int | None = None) -> Any:
     if axis is None:
         arr, axis = arr.reshape(-1), 0
     n = arr.shape[axis]
-    if n == 0 or arr.dtype not in _FAST_KINDS:
+    if n == 0 or arr.dtype not in _FAST_DTYPES:
         return np.median(arr, axis=axis)
     h = n // 2
     floats = arr.dtype.kind == "f"
@@ -547,7 +548,7 @@ def _percentile(a: npt.ArrayLike, q: float | Sequence[float]) -> Any:
     n = arr.size
     one = type(q) in (int, float)  # (a numpy number is no plain one: numpy computes in float64 there)
     qs = [q] if one else list(q) if isinstance(q, list | tuple) else []  # type: ignore[arg-type]
-    if (n == 0 or arr.dtype.kind != "f" or arr.dtype not in _FAST_KINDS or not qs
+    if (n == 0 or arr.dtype not in _FAST_FLOATS or not qs
             or not all(type(x) in (int, float) and 0 <= x <= 100 for x in qs)):
         return np.percentile(arr, q)
     at = [(n - 1) * (x / 100) for x in qs]
