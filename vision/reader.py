@@ -1661,8 +1661,8 @@ NET_PAIR_ACCEPT = 0.95
 #: (_glare_pair): where they could not tell, both networks were sure and wrong alike (development seed 510, photo
 #: 81: metal under a red lamp read as wood at 0.97-1.0 by both; seeds 509/49 and 509/94: metal on a print kept as
 #: clipped white read empty at 0.98-0.999). With the rules' reading, 77 glare cells more on the development seeds,
-#: none wrong (the nearest wrong, metal as a tooth, at 0.88); later seeds found teeth read so wrongly, and since the
-#: twenty-ninth session the rules' tooth does not count there (_glare_pair).
+#: none wrong (the nearest wrong, metal as a tooth, at 0.88). Seeds looked at later showed wood and metal read as
+#: teeth so, and since the twenty-ninth session the rules' tooth does not count there (_glare_pair).
 PAIR_REASONS = SECOND_LOOK_REASONS | {DISAGREE_REASON, DEEP_PRINT_REASON, WOOD_PRINT_SHADE_REASON}
 
 #: On calibrated grids (boards neither reader was tuned on) every cell the rules decided is cross-checked, however
@@ -1829,8 +1829,9 @@ def _glare_pair(cell: Cell, pale: bool) -> bool:
     glare, the rules' tooth is what any brightened cube looks like, and the networks see the same brightened top.
     Every confident error this pair made was such a tooth: development seeds 535/9 (pale wood), 537/2 and 548/39
     (metal tops clipped white), 554/43 and 556/40 (wood in a highlight's halo, the networks at 0.964-0.979), among
-    right teeth read at the same probabilities (seeds 530, 548, 549 and 556: 8 right, 1 wrong). A tooth under glare
-    is read where the first network alone is sure at GLARE_ACCEPT (_glare_allows), or in a photo taken darker."""
+    right teeth read at the same probabilities (20 photos each of seeds 530, 548 and 549, and 60 of 556: 8 right, 1
+    wrong). A tooth under glare is read where the first network alone is sure at GLARE_ACCEPT (_glare_allows), or in
+    a photo taken darker."""
     return (cell.reason == GLARE_REASON and not pale and "net_best" in cell.features and "glare_rules" in cell.features
             and _glare_rules_label(cell, pale) == cellnet.LABELS[int(cell.features["net_best"])] != "T")
 
