@@ -769,6 +769,28 @@ def test_wood_under_glare_that_the_rules_and_the_first_network_call_teeth_stays_
     assert _confident_errors(truth, dict(reading.grids)) == 0
 
 
+def test_on_a_print_of_woods_colour_the_networks_empty_needs_more_over_a_cubes_outline(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Development seed 558, photo 56 at 12 MP, as the benchmark stores it (read once, before the change): a wood cube
+    # on a pale wood-coloured print, its top and footprint within 1 of the print, so the rules read it empty. The edge
+    # check found its outline (0.74, over EMPTY_EDGES_MAX), and the networks' empty (0.984 and 0.992) stood over it: a
+    # confident error. On a print of wood's colour the outline is the one sign of a wood cube, and the first network's
+    # empty stands over it only at EDGES_WOOD_PRINT_ACCEPT (reader._edges_second_look).
+    from vision import reader
+    from vision.reader import EDGES_REASON, EDGES_WOOD_PRINT_ACCEPT, EMPTY_EDGES_MAX
+
+    image, truth, fitted = _calibrated_photo(558, 56, (4000, 3000), stored=True)
+    assert truth["sandals"][0][2] == "W"
+    reading = read_board(image, fitted)
+    cell = next(c for c in reading.cells if (c.grid, c.row, c.col) == ("sandals", 0, 2))
+    assert cell.label == "?" and cell.reason == EDGES_REASON
+    assert cell.features["edges"] > EMPTY_EDGES_MAX and cell.features["e_top"] < 2.0
+    assert cellnet.ACCEPT <= cell.features["net_p"] < EDGES_WOOD_PRINT_ACCEPT
+    assert _confident_errors(truth, dict(reading.grids)) == 0
+    monkeypatch.setattr(reader, "EDGES_WOOD_PRINT_ACCEPT", cellnet.ACCEPT)
+    assert read_board(image, fitted).grids["sandals"][0][2] == "."
+
+
 @pytest.mark.parametrize(("seed", "index", "cell", "truth_label", "first_label"), [
     (530, 49, ("helmet", 1, 0), "M", "W"),
     (531, 40, ("weapon_left", 1, 4), "M", "T"),
@@ -927,14 +949,15 @@ def test_a_shadow_over_the_board_around_one_grid_leaves_that_grid_unread_not_the
     # Development seed 534, photo 14 at 12 MP: a hand out of the photo casts its shadow over the board around the
     # sandals. Measured against the stickers, the sandals' print is 28 Lab units darker than calibrated (the band's
     # light it is scaled from lies in the shadow), the other grids' within PRINT_UNLIKE, and most cells' middles look
-    # like the calibrated print: the board was refused as another board (39 cells). Now only the sandals are '?'.
+    # like the calibrated print: the board was refused as another board (39 cells). Now only the sandals are '?'
+    # (with glare cells: since the twenty-ninth session a tooth under glare the pair used to read among them).
     from vision.reader import SHADED_BAND_ADVICE, SHADED_BAND_REASON
 
     image, truth, fitted = _calibrated_photo(534, 14, (4000, 3000))
     reading = read_board(image, fitted)
     assert reading.retake is not None and SHADED_BAND_ADVICE in reading.retake
     assert {c.grid for c in reading.cells if c.reason == SHADED_BAND_REASON} == {"sandals"}
-    assert sum(c.label != "?" for c in reading.cells) >= 30
+    assert sum(c.label != "?" for c in reading.cells) >= 29
     assert _confident_errors(truth, dict(reading.grids)) == 0
 
 
