@@ -2596,7 +2596,8 @@ def _edges_second_look(before: Mapping[CellKey, Cell], vetoed: dict[CellKey, Cel
     if ask:
         probs = model.probabilities(cell_patches(read, template, ask), views=cellnet.VIEWS)
         sure.update({k: float(p[empty]) for k, p in zip(ask, probs, strict=True)})
-    wood_print = {g for g in {k[0] for k in keys} if _wood_print(linear_rgb_to_lab(read.print_rgb[g]))}
+    wood_print = {g for g in {k[0] for k in keys}
+                  if (rgb := read.print_rgb.get(g)) is not None and _wood_print(linear_rgb_to_lab(rgb))}
     standing = [k for k in keys if sure[k] >= (EDGES_WOOD_PRINT_ACCEPT if k[0] in wood_print else cellnet.ACCEPT)
                 and not _rules_saw_a_cube(before[k]) and not _rules_saw_a_top(before[k])]
     checked: dict[CellKey, float] = {}

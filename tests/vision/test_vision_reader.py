@@ -250,7 +250,9 @@ def test_an_empty_cell_the_networks_read_stands_past_the_edge_check_on_their_own
 
     key = ("weapon_left", 1, 4)
     ref = {"ref_r": 0.2, "ref_g": 0.2, "ref_b": 0.2}
-    read = cast(Any, SimpleNamespace(calibrated=frozenset({"weapon_left"})))
+    # (A grey print: on a print of wood's colour the networks must be surer, EDGES_WOOD_PRINT_ACCEPT.)
+    read = cast(Any, SimpleNamespace(calibrated=frozenset({"weapon_left"}),
+                                     print_rgb={"weapon_left": np.full(3, 0.3, dtype=np.float32)}))
     vetoed = {key: Cell(*key, "?", 0.0, EDGES_REASON, dict(ref))}
     # (An agreement with another reading kept beside it, net_agree, is not its certainty.)
     by_both = {key: Cell(*key, ".", 0.99, "", {**ref, "net_best": 3.0, "net_p": 0.998, "check_p": 0.99,
@@ -265,6 +267,20 @@ def test_an_empty_cell_the_networks_read_stands_past_the_edge_check_on_their_own
                                                           "net_p": 0.998, "net_agree": 0.002})}
     out = _edges_second_look(over_the_rules, vetoed, read, load_template(), cast(Any, None))
     assert out[key].label == "?" and out[key].reason == EDGES_REASON
+    # On a print of wood's colour a wood cube's top looks like the print, and the outline is its one sign: there the
+    # networks' empty stands only at EDGES_WOOD_PRINT_ACCEPT (development seed 558, photo 56: a wood cube empty to
+    # them at 0.984 and 0.992).
+    from vision.colour import lab_to_linear_rgb
+    from vision.reader import EDGES_WOOD_PRINT_ACCEPT
+
+    sure_enough = {key: Cell(*key, ".", 0.99, "", {**ref, "net_best": 3.0, "net_p": 0.99, "check_p": 0.99})}
+    assert _edges_second_look(sure_enough, vetoed, read, load_template(), cast(Any, None))[key].label == "."
+    wood = cast(Any, SimpleNamespace(calibrated=frozenset({"weapon_left"}),
+                                     print_rgb={"weapon_left": lab_to_linear_rgb(np.array([77.0, 5.5, 19.5]))}))
+    assert EDGES_WOOD_PRINT_ACCEPT > 0.99
+    assert _edges_second_look(sure_enough, vetoed, wood, load_template(), cast(Any, None))[key].label == "?"
+    surer = {key: Cell(*key, ".", 0.99, "", {**ref, "net_best": 3.0, "net_p": 0.996, "check_p": 0.99})}
+    assert _edges_second_look(surer, vetoed, wood, load_template(), cast(Any, None))[key].label == "."
 
 
 def test_a_cube_read_against_the_rules_stands_unless_it_looks_like_this_photos_own_cubes_of_theirs() -> None:
