@@ -1662,7 +1662,8 @@ NET_PAIR_ACCEPT = 0.95
 #: 81: metal under a red lamp read as wood at 0.97-1.0 by both; seeds 509/49 and 509/94: metal on a print kept as
 #: clipped white read empty at 0.98-0.999). With the rules' reading, 77 glare cells more on the development seeds,
 #: none wrong (the nearest wrong, metal as a tooth, at 0.88). Seeds looked at later showed wood and metal read as
-#: teeth so, and since the twenty-ninth session the rules' tooth does not count there (_glare_pair).
+#: teeth so, and since the twenty-ninth session the pair reads no tooth under glare (_glare_pair; the first network
+#: alone at GLARE_ACCEPT still may, with the rules' tooth and the second's word: _glare_allows, _confirmed).
 PAIR_REASONS = SECOND_LOOK_REASONS | {DISAGREE_REASON, DEEP_PRINT_REASON, WOOD_PRINT_SHADE_REASON}
 
 #: On calibrated grids (boards neither reader was tuned on) every cell the rules decided is cross-checked, however
@@ -1828,7 +1829,7 @@ def _glare_pair(cell: Cell, pale: bool) -> bool:
     Glare adds light to a top, and a wood or metal top made lighter and greyer reads as the palest cube: past the
     glare, the rules' tooth is what any brightened cube looks like, and the networks see the same brightened top.
     Every confident error this pair made was such a tooth: development seeds 535/9 (pale wood), 537/2 and 548/39
-    (metal tops clipped white), 554/43 and 556/40 (wood in a highlight's halo, the networks at 0.964-0.979), among
+    (metal tops clipped white), 554/43 and 556/40 (wood in a highlight's halo, the networks at 0.952-0.979), among
     right teeth read at the same probabilities (20 photos each of seeds 530, 548 and 549, and 60 of 556: 8 right, 1
     wrong). A tooth under glare is read where the first network alone is sure at GLARE_ACCEPT (_glare_allows), or in
     a photo taken darker."""
@@ -2596,8 +2597,7 @@ def _edges_second_look(before: Mapping[CellKey, Cell], vetoed: dict[CellKey, Cel
     if ask:
         probs = model.probabilities(cell_patches(read, template, ask), views=cellnet.VIEWS)
         sure.update({k: float(p[empty]) for k, p in zip(ask, probs, strict=True)})
-    wood_print = {g for g in {k[0] for k in keys}
-                  if (rgb := read.print_rgb.get(g)) is not None and _wood_print(linear_rgb_to_lab(rgb))}
+    wood_print = {g for g in {k[0] for k in keys} if _wood_print(linear_rgb_to_lab(read.print_rgb[g]))}
     standing = [k for k in keys if sure[k] >= (EDGES_WOOD_PRINT_ACCEPT if k[0] in wood_print else cellnet.ACCEPT)
                 and not _rules_saw_a_cube(before[k]) and not _rules_saw_a_top(before[k])]
     checked: dict[CellKey, float] = {}
@@ -2632,7 +2632,7 @@ EDGES_NET_ON_CALIBRATED = True
 #: and footprint within 1 of the print, its outline's edges found (0.74), empty to the networks at 0.984 and 0.992: a
 #: confident error. On 20 photos each of seeds 530, 548 and 549 and 60 each of 556-558, the networks' empty stood
 #: over the edge check on 93 other cells of such prints, all empty and all at 0.995 or more (elsewhere 313, all right,
-#: 4 of them under 0.995).
+#: 4 of them under 0.995). The second network's word stays at NET_PAIR_ACCEPT.
 EDGES_WOOD_PRINT_ACCEPT = 0.995
 
 

@@ -250,7 +250,7 @@ def test_an_empty_cell_the_networks_read_stands_past_the_edge_check_on_their_own
 
     key = ("weapon_left", 1, 4)
     ref = {"ref_r": 0.2, "ref_g": 0.2, "ref_b": 0.2}
-    # (A grey print: on a print of wood's colour the networks must be surer, EDGES_WOOD_PRINT_ACCEPT.)
+    # (A grey print: on a print of wood's colour the first network must be surer, EDGES_WOOD_PRINT_ACCEPT.)
     read = cast(Any, SimpleNamespace(calibrated=frozenset({"weapon_left"}),
                                      print_rgb={"weapon_left": np.full(3, 0.3, dtype=np.float32)}))
     vetoed = {key: Cell(*key, "?", 0.0, EDGES_REASON, dict(ref))}
