@@ -1831,8 +1831,8 @@ def _glare_pair(cell: Cell, pale: bool) -> bool:
     Every confident error this pair made was such a tooth: development seeds 535/9 (pale wood), 537/2 and 548/39
     (metal tops clipped white), 554/43 and 556/40 (wood in a highlight's halo, the networks at 0.952-0.979), among
     right teeth read at the same probabilities (20 photos each of seeds 530, 548 and 549, and 60 of 556: 8 right, 1
-    wrong). A tooth under glare is read where the first network alone is sure at GLARE_ACCEPT (_glare_allows), or in
-    a photo taken darker."""
+    wrong). A tooth under glare is read where the rules past it read a tooth and the first network is sure at
+    GLARE_ACCEPT, with the second's word (_glare_allows, _confirmed), or in a photo taken darker."""
     return (cell.reason == GLARE_REASON and not pale and "net_best" in cell.features and "glare_rules" in cell.features
             and _glare_rules_label(cell, pale) == cellnet.LABELS[int(cell.features["net_best"])] != "T")
 
@@ -3415,10 +3415,10 @@ LIKE_PRINT_SHIFTED = 10
 def _print_like(rgb: F32, ref: tuple[F32, float] | None, pale: bool = False) -> bool:
     """Whether a colour seen at a place looks like the calibrated print there (against ``ref``, _local_reference of its
     band there: the calibrated print's light and its spread, None where it has none; within OWN_RATIO and OWN_CHROMA,
-    at DEEP_FLOOR). On a ``pale``
-    grid (Template.clipped_print: calibration saw its print clipped white, so its light there is a floor) a channel
-    clipped here too, at or above that floor, says only "at least this" and is no evidence either way: it is
-    compared as the floor, the others as they are (not where every channel is clipped: no evidence at all)."""
+    at DEEP_FLOOR). On a ``pale`` grid (Template.clipped_print: calibration saw its print clipped white, so its light
+    there is a floor) a channel clipped here too, at or above that floor, says only "at least this" and is no evidence
+    either way: it is compared as the floor, the others as they are (not where every channel is clipped: no evidence
+    at all)."""
     if pale and ref is not None:
         floored = (rgb >= WHITE_CLIPPED) & (ref[0] <= rgb)
         if np.all(floored):

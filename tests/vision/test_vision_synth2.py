@@ -16,7 +16,7 @@ import pytest
 from vision_photos import SMALL, board_photo, run_cli
 
 from vision import cellnet, synth, synth2
-from vision.reader import NO_PATCHES_REASON, UNFAMILIAR_REASON, load_photo, read_board
+from vision.reader import NO_PATCHES_REASON, UNFAMILIAR_REASON, BoardReading, Cell, load_photo, read_board
 from vision.template import GEAR_GRIDS, Template, load_template
 
 SIZE = (2000, 1500)
@@ -176,6 +176,11 @@ def test_a_shaded_empty_reading_that_differs_in_hue_is_cross_checked() -> None:
     assert rules.label == "." and rules.confidence >= 0.9  # what the rules alone say: why the check is needed
 
 
+def _cell(reading: BoardReading, key: tuple[str, int, int]) -> Cell:
+    """The reading's cell at (grid, row, column)."""
+    return next(c for c in reading.cells if (c.grid, c.row, c.col) == key)
+
+
 @functools.cache
 def _first_net_before() -> cellnet.CellNet:
     """The first cell network as shipped before it was trained on overexposed photos (sixteenth session), kept for
@@ -243,7 +248,7 @@ def test_a_shaded_wood_cube_on_a_wood_coloured_calibrated_print_is_not_read_empt
     image, truth, fitted = _calibrated_photo(510, 6)
     assert truth["weapon_left"][0][4] == "W"
     reading = read_board(image, fitted)
-    cell = next(c for c in reading.cells if (c.grid, c.row, c.col) == ("weapon_left", 0, 4))
+    cell = _cell(reading, ("weapon_left", 0, 4))
     assert cell.label in ("W", "?")
     assert cell.label == "W" or cell.reason == WOOD_PRINT_SHADE_REASON
     assert _confident_errors(truth, dict(reading.grids)) == 0
@@ -319,7 +324,7 @@ def test_a_glare_cell_whose_top_is_clipped_white_is_not_read_by_the_network() ->
 
     image, truth, fitted = _calibrated_photo(510, 81, (4000, 3000))
     reading = read_board(image, fitted)
-    cell = next(c for c in reading.cells if (c.grid, c.row, c.col) == ("weapon_left", 1, 2))
+    cell = _cell(reading, ("weapon_left", 1, 2))
     assert truth["weapon_left"][1][2] == "T"
     assert cell.reason == "glare" and GLARE_RULES[int(cell.features["glare_rules"])] == "?"
     assert cellnet.LABELS[int(cell.features["net_best"])] == "W" and cell.features["white"] >= GLARE_WHITE_MAX
@@ -609,7 +614,7 @@ def test_an_empty_reading_with_a_cubes_edges_needs_both_networks() -> None:
     first = {(c.grid, c.row, c.col): c for c in read_board(image, fitted, check=False).cells}
     assert first[key].label == "."
     reading = read_board(image, fitted)
-    cell = next(c for c in reading.cells if (c.grid, c.row, c.col) == key)
+    cell = _cell(reading, key)
     assert cell.label == "?" and cell.reason == EDGES_REASON
     assert cell.features["net_p"] >= cellnet.ACCEPT and cell.features["check_p"] < NET_PAIR_ACCEPT
     assert _confident_errors(truth, dict(reading.grids)) == 0
@@ -627,7 +632,7 @@ def test_an_empty_reading_with_a_cubes_edges_and_the_rules_cube_is_not_the_netwo
     key = ("sandals", 0, 0)
     assert truth["sandals"][0][0] == "M"
     reading = read_board(image, fitted)
-    cell = next(c for c in reading.cells if (c.grid, c.row, c.col) == key)
+    cell = _cell(reading, key)
     assert cell.label == "?" and cell.reason == EDGES_REASON
     assert cellnet.LABELS[int(cell.features["rules_read"])] == "M"
     assert cell.features["net_p"] >= cellnet.ACCEPT and cell.features["check_p"] >= NET_PAIR_ACCEPT
@@ -648,7 +653,7 @@ def test_an_empty_reading_over_a_flat_top_unlike_the_print_and_a_cubes_edges_is_
     image, truth, fitted = _calibrated_photo(548, 23)
     assert truth["sandals"][0][2] == "M"
     reading = read_board(image, fitted)
-    cell = next(c for c in reading.cells if (c.grid, c.row, c.col) == ("sandals", 0, 2))
+    cell = _cell(reading, ("sandals", 0, 2))
     assert cell.label == "?" and cell.reason == EDGES_REASON and "rules_read" not in cell.features
     assert cell.features["e_top"] > OCCUPIED_MIN and cell.features["u_top"] < UNEVEN_MIN
     assert _confident_errors(truth, dict(reading.grids)) == 0
@@ -671,7 +676,7 @@ def test_a_cube_the_networks_read_against_the_rules_and_this_photos_own_cubes_is
     image, truth, fitted = _calibrated_photo(553, 47)
     assert [truth["weapon_right"][r][c] for r, c in ((1, 2), (2, 1), (2, 2))] == ["T", "T", "T"]
     reading = read_board(image, fitted)
-    cell = next(c for c in reading.cells if (c.grid, c.row, c.col) == ("weapon_right", 2, 2))
+    cell = _cell(reading, ("weapon_right", 2, 2))
     assert cell.label == "?" and cell.reason == PHOTO_LEANING_REASON
     assert "WMT"[int(cell.features["best"])] == "T" and cellnet.LABELS[int(cell.features["net_best"])] == "M"
     assert reading.grids["weapon_right"][1][2] == "T" and reading.grids["weapon_right"][2][1] == "T"
@@ -688,7 +693,7 @@ def test_the_second_network_keeps_a_mistake_the_first_is_sure_of_unread() -> Non
     image, truth, fitted = _deep_blue_photo()
     assert truth["weapon_right"][0][1] == "T"
     reading = read_board(image, fitted, net=_first_net_before())
-    cell = next(c for c in reading.cells if (c.grid, c.row, c.col) == ("weapon_right", 0, 1))
+    cell = _cell(reading, ("weapon_right", 0, 1))
     assert cell.label == "?" and cell.reason == DEEP_PRINT_REASON
     assert cell.features["net_best"] == cellnet.LABELS.index("W") and cell.features["net_p"] >= NET_PAIR_ACCEPT
     assert cell.features["check_p"] < NET_PAIR_ACCEPT
@@ -733,7 +738,7 @@ def test_wood_in_a_highlights_halo_that_the_rules_and_both_networks_call_a_tooth
     image, truth, fitted = _calibrated_photo(556, 40, (4000, 3000), stored=True)
     assert truth["weapon_left"][0][1] == "W"
     reading = read_board(image, fitted)
-    cell = next(c for c in reading.cells if (c.grid, c.row, c.col) == ("weapon_left", 0, 1))
+    cell = _cell(reading, ("weapon_left", 0, 1))
     assert cell.label == "?" and cell.reason == GLARE_REASON
     assert GLARE_RULES[int(cell.features["glare_rules"])] == "T" and cell.features["white"] < 0.2
     assert cellnet.LABELS[int(cell.features["net_best"])] == "T"
@@ -783,7 +788,7 @@ def test_on_a_print_of_woods_colour_the_networks_empty_needs_more_over_a_cubes_o
     image, truth, fitted = _calibrated_photo(558, 56, (4000, 3000), stored=True)
     assert truth["sandals"][0][2] == "W"
     reading = read_board(image, fitted)
-    cell = next(c for c in reading.cells if (c.grid, c.row, c.col) == ("sandals", 0, 2))
+    cell = _cell(reading, ("sandals", 0, 2))
     assert cell.label == "?" and cell.reason == EDGES_REASON
     assert cell.features["edges"] > EMPTY_EDGES_MAX and cell.features["e_top"] < 1.0 and cell.features["e_core"] < 1.0
     assert cellnet.ACCEPT <= cell.features["net_p"] < EDGES_WOOD_PRINT_ACCEPT
@@ -985,7 +990,7 @@ def test_a_cube_standing_off_the_middle_of_its_cell_is_not_read_by_its_side_face
     image, truth, fitted = _calibrated_photo(538, 16, (4000, 3000), stored=True)
     assert fitted.grids["helmet"].cell_mm > 13.0
     reading = read_board(image, fitted)
-    cell = next(c for c in reading.cells if (c.grid, c.row, c.col) == ("helmet", 0, 3))
+    cell = _cell(reading, ("helmet", 0, 3))
     assert cell.features["u_top"] >= SPLIT_TOP
     assert cell.label in "T?"
     assert _confident_errors(truth, dict(reading.grids)) == 0
