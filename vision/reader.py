@@ -1124,9 +1124,31 @@ def _sticker_refs(image: U8, markers: Mapping[int, F64], size_mm: float) -> list
             if xi.min() < 0 or yi.min() < 0 or xi.max() >= image.shape[1] or yi.max() >= image.shape[0]:
                 break
             vals[name] = _median(LINEAR_LUT[image[yi, xi][:, ::-1]], axis=0)
-        if len(vals) == 2 and _patches_look_printed(vals["white"], vals["black"]):
-            out.append((corners.mean(axis=0), vals["white"].astype(np.float32), vals["black"].astype(np.float32)))
+        if len(vals) == 2:
+            white = _white_past_clipping(vals["white"], vals["black"])
+            if _patches_look_printed(white, vals["black"]):
+                out.append((corners.mean(axis=0), white.astype(np.float32), vals["black"].astype(np.float32)))
     return out
+
+
+def _white_past_clipping(white: F64, black: F64) -> F64:
+    """A sticker's white patch (linear RGB) with each channel the camera clipped (WHITE_CLIPPED) worked out from the
+    black patch beside it, where at least one channel is not clipped.
+
+    Both patches are printed neutral, so under one light they keep the same ratio in every channel (flare of the
+    light's own colour keeps it too): a clipped channel's white is its black times the white-to-black ratio of the
+    lightest unclipped channel, and never less than the photo shows. Under a warm lamp the red and green of the white
+    clip first; measured against them, every print looked redder and yellower than it is (development seed 559,
+    photo 51: white (1.0, 1.0, 0.93), black (0.10, 0.07, 0.047), the print 25-28 Lab units from its calibration, and
+    the board, its own, refused as another). Where every channel is clipped nothing in the sticker tells the light's
+    colour, and the white is left as the photo shows it (OVEREXPOSED_L_MAX)."""
+    clipped = white >= WHITE_CLIPPED
+    if not clipped.any() or clipped.all():
+        return white
+    anchor = int(np.argmax(np.where(clipped, -1.0, white)))
+    if black[anchor] <= 0.0:
+        return white
+    return np.where(clipped, np.maximum(white, black * (white[anchor] / black[anchor])), white)
 
 
 #: A sticker's white patch this light (linear, in any channel: the camera's GLARE_LEVEL) is clipped: the paper's

@@ -364,3 +364,21 @@ def test_the_readers_median_and_percentile_give_numpys_bits() -> None:
     assert np.isnan(_median(with_nan)) and np.isnan(_percentile(with_nan, 95))
     with pytest.raises(ValueError):
         _percentile(with_nan, 101)  # out of range, as numpy says
+
+
+def test_a_stickers_white_clipped_in_some_channels_is_worked_out_from_its_black_patch() -> None:
+    # Both patches are printed neutral grey (vision/stickers.py), so under one light they keep one ratio in every
+    # channel. Development seed 559, photo 51 (second renderer, a warm lamp): the white showed (1.0, 1.0, 0.93), red and
+    # green clipped, beside a black of (0.10, 0.07, 0.047); measured against that white the board's print was 25-28 Lab
+    # units redder and yellower than its calibration, and its own board was refused as another.
+    from vision.reader import WHITE_CLIPPED, _white_past_clipping
+
+    black = np.array([0.10, 0.07, 0.047])
+    white = _white_past_clipping(np.array([1.0, 1.0, 0.93]), black)
+    ratio = 0.93 / 0.047
+    assert white == pytest.approx([0.10 * ratio, 0.07 * ratio, 0.93])
+    # A clipped channel is never taken darker than the photo shows it (the light may be bluer than the black says).
+    assert _white_past_clipping(np.array([1.0, 0.6, 0.5]), np.array([0.02, 0.05, 0.04]))[0] == 1.0
+    # Nothing clipped, or every channel clipped (nothing left to tell the light's colour by): as the photo shows it.
+    for shown in (np.array([0.8, 0.7, 0.6]), np.full(3, max(1.0, WHITE_CLIPPED))):
+        assert np.array_equal(_white_past_clipping(shown, black), shown)

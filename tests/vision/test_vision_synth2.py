@@ -1159,3 +1159,21 @@ def test_a_cube_whose_colour_the_rules_find_unclear_is_read_against_the_photos_o
     without = {(c.grid, c.row, c.col): c for c in read_board(image, fitted).cells}
     for key in [("helmet", 0, 0), ("helmet", 1, 0)]:
         assert without[key].label == "?" and without[key].reason == "cube colour unclear"
+
+
+def test_a_board_whose_stickers_white_clips_in_red_and_green_under_a_warm_lamp_is_its_own_board(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Development seed 559, photo 51 at 12 MP, as the benchmark stores it (read once, before the change): a warm lamp
+    # clipped the red and green of every sticker's white patch, not its blue. Measured against that white the print
+    # was 25-28 Lab units redder and yellower than its calibration (over STICKER_LIGHT_MAX), and the board, its own,
+    # was refused as another: all 39 cells '?'. Worked out past the clipping from the black patch beside it
+    # (reader._white_past_clipping), the print lies within PRINT_UNLIKE of its calibration and the board is read.
+    from vision import reader
+
+    image, truth, fitted = _calibrated_photo(559, 51, (4000, 3000), stored=True)
+    reading = read_board(image, fitted)
+    assert reading.retake != UNFAMILIAR_REASON
+    assert sum(c.label != "?" for c in reading.cells) >= 15
+    assert _confident_errors(truth, dict(reading.grids)) == 0
+    monkeypatch.setattr(reader, "_white_past_clipping", lambda white, _black: white)
+    assert read_board(image, fitted).retake == UNFAMILIAR_REASON
