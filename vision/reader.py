@@ -945,6 +945,26 @@ OWN_RATIO = 1.3
 OWN_CHROMA = 8.0
 
 
+def _flat_as_calibrated(refs: Sequence[tuple[F64, F32, F32]], loc: Located, template: Template, grid: str,
+                        flat: Sequence[_BandSample]) -> bool:
+    """Whether a calibrated grid's flat cells, measured against the stickers' patches, lie within PRINT_UNLIKE of the
+    print calibration measured (the upper half of them by light, as _board_colour measures a print: shadows only
+    darken): then they are that print, though the band around the grid, scaled by calibration's ratio, predicts
+    another (_own_print).
+
+    That ratio holds where the camera treats both prints alike; between a dark band and a pale print it bends with
+    the tone curve at another exposure than calibration's. Development seed 560, photo 41: the helmet's two flat
+    cells (8 of its 12 cells hold cubes), a pale pink print beside the board's dark grey and a green disc of its
+    art, were 28-36 % lighter and 8-10 units off in hue from the band's prediction, and the board, its own, was
+    refused as another; against the stickers they measured (88.5, 8.6, 5.8), 11 Lab units from the calibrated
+    (93.6, -1.3, 3.7). The board around the grids is measured against the stickers with the same bound (``offs`` in
+    read_board). Only asked where LIKE_PRINT_MIN cells' middles look like their calibrated print: read with the next
+    photo's calibration (another board), seed 558's photo 2 had a helmet whose flat cells measured 14.8 units from
+    that calibration's and no cell like its print; it stays refused."""
+    measured = _board_colour(refs, loc, template, list(flat) * 3)
+    return measured is not None and _weighted(measured, _expected_print(template, grid), 1.0) <= PRINT_UNLIKE
+
+
 #: The fraction of a grid's inner strips taken as its lit print (a full grid shades most of them).
 INNER_TOP = 0.15
 
@@ -1124,29 +1144,35 @@ def _sticker_refs(image: U8, markers: Mapping[int, F64], size_mm: float) -> list
             if xi.min() < 0 or yi.min() < 0 or xi.max() >= image.shape[1] or yi.max() >= image.shape[0]:
                 break
             vals[name] = _median(LINEAR_LUT[image[yi, xi][:, ::-1]], axis=0)
-        if len(vals) == 2:
+        # (The patches are checked as the photo shows them: a clipped white is at least that light.)
+        if len(vals) == 2 and _patches_look_printed(vals["white"], vals["black"]):
             white = _white_past_clipping(vals["white"], vals["black"])
-            if _patches_look_printed(white, vals["black"]):
-                out.append((corners.mean(axis=0), white.astype(np.float32), vals["black"].astype(np.float32)))
+            out.append((corners.mean(axis=0), white.astype(np.float32), vals["black"].astype(np.float32)))
     return out
 
 
-def _white_past_clipping(white: F64, black: F64) -> F64:
-    """A sticker's white patch (linear RGB) with each channel the camera clipped (WHITE_CLIPPED) worked out from the
-    black patch beside it, where at least one channel is not clipped.
+def _white_past_clipping(white: npt.NDArray[np.floating[Any]], black: npt.NDArray[np.floating[Any]]
+                         ) -> npt.NDArray[np.floating[Any]]:
+    """A sticker's white patch (linear RGB, the photo's values) with each channel the camera clipped (WHITE_CLIPPED)
+    worked out from the black patch beside it, where at least one channel is not clipped.
 
-    Both patches are printed neutral, so under one light they keep the same ratio in every channel (flare of the
-    light's own colour keeps it too): a clipped channel's white is its black times the white-to-black ratio of the
-    lightest unclipped channel, and never less than the photo shows. Under a warm lamp the red and green of the white
-    clip first; measured against them, every print looked redder and yellower than it is (development seed 559,
-    photo 51: white (1.0, 1.0, 0.93), black (0.10, 0.07, 0.047), the print 25-28 Lab units from its calibration, and
-    the board, its own, refused as another). Where every channel is clipped nothing in the sticker tells the light's
-    colour, and the white is left as the photo shows it (OVEREXPOSED_L_MAX)."""
+    The white patch is the paper and the black a neutral print on it (vision/stickers.py), so under one light their
+    reflectances keep one ratio in every channel, and flare of the light's own colour keeps it too: a clipped
+    channel's white is taken as its black times the white-to-black ratio of the lightest unclipped channel, and never
+    less than the photo shows. The camera's tone curve bends that ratio, so this is an estimate, not a measurement;
+    it is not made where the ratio is more than the patches' reflectances allow (PAPER_REFLECTANCE over
+    BLACK_REFLECTANCE; flare only lowers it: a black crushed by the tone curve or lost in noise) or where the black
+    is clipped too. Under a warm lamp the white's red and green clip first, and every print measured against them
+    looks redder and yellower than it is: development seed 559, photo 51, whites (1.0, 1.0, 0.93) (one sticker
+    (0.99, 1.0, 0.95)) beside blacks of about (0.10, 0.07, 0.047); the print measured 25-28 Lab units from its
+    calibration, and the board, its own, was refused as another. A sticker clipped in every channel tells nothing
+    of the light's colour and is left as the photo shows it (its board may still pass as overexposed:
+    OVEREXPOSED_L_MAX)."""
     clipped = white >= WHITE_CLIPPED
-    if not clipped.any() or clipped.all():
+    if not clipped.any() or clipped.all() or bool(np.any(black >= WHITE_CLIPPED)):
         return white
     anchor = int(np.argmax(np.where(clipped, -1.0, white)))
-    if black[anchor] <= 0.0:
+    if not black[anchor] * PAPER_REFLECTANCE / BLACK_REFLECTANCE >= white[anchor]:
         return white
     return np.where(clipped, np.maximum(white, black * (white[anchor] / black[anchor])), white)
 
@@ -2064,6 +2090,12 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
     # (A grid excused as covered weakens the evidence: then only empty cells' middles vouch for the board.)
     like_print = _cells_like_print(rect, template, {n: bands[n] for n in calibrated if n not in covered_grids},
                                    max(LIKE_PRINT_MIN, LIKE_PRINT_SHIFTED))
+    sticker_refs = _sticker_refs(image, loc.markers, template.markers.size_mm)
+    if like_print >= LIKE_PRINT_MIN:
+        # Where cells' middles look like their calibrated print, a grid whose flat cells do not look like the band's
+        # prediction may still measure as its calibrated print against the stickers (_flat_as_calibrated).
+        not_as_calibrated = [name for name in not_as_calibrated
+                             if not _flat_as_calibrated(sticker_refs, loc, template, name, flat_cells[name])]
     if calibrated and like_print < LIKE_PRINT_MIN and (
             covered_grids or not _strips_like_print(rect, template, {n: bands[n] for n in calibrated}, loc.pose,
                                                     reaches)):
@@ -2082,7 +2114,6 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
     all_bands = [s for name, b in bands.items() if name not in calibrated and name not in template.unset_grids
                  for s in b]
     shared_bands = [s for name, b in bands.items() if name not in own_print and name not in calibrated for s in b]
-    sticker_refs = _sticker_refs(image, loc.markers, template.markers.size_mm)
     labs: dict[str, F32] = {}
     unread: dict[str, str] = {}
     notes: list[str] = []

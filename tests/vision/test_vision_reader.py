@@ -367,18 +367,30 @@ def test_the_readers_median_and_percentile_give_numpys_bits() -> None:
 
 
 def test_a_stickers_white_clipped_in_some_channels_is_worked_out_from_its_black_patch() -> None:
-    # Both patches are printed neutral grey (vision/stickers.py), so under one light they keep one ratio in every
-    # channel. Development seed 559, photo 51 (second renderer, a warm lamp): the white showed (1.0, 1.0, 0.93), red and
-    # green clipped, beside a black of (0.10, 0.07, 0.047); measured against that white the board's print was 25-28 Lab
-    # units redder and yellower than its calibration, and its own board was refused as another.
+    # The white patch is the paper and the black a neutral print on it (vision/stickers.py), so under one light they
+    # keep one ratio of reflectances in every channel. Development seed 559, photo 51 (second renderer, a warm lamp):
+    # the whites showed about (1.0, 1.0, 0.93), red and green clipped, beside blacks of about (0.10, 0.07, 0.047)
+    # (four stickers, rounded here); measured against that white the board's print was 25-28 Lab units redder and
+    # yellower than its calibration, and its own board was refused as another.
     from vision.reader import WHITE_CLIPPED, _white_past_clipping
+    from vision.stickers import BLACK_REFLECTANCE, PAPER_REFLECTANCE
 
     black = np.array([0.10, 0.07, 0.047])
     white = _white_past_clipping(np.array([1.0, 1.0, 0.93]), black)
-    ratio = 0.93 / 0.047
-    assert white == pytest.approx([0.10 * ratio, 0.07 * ratio, 0.93])
+    assert white == pytest.approx([0.10 * 0.93 / 0.047, 0.07 * 0.93 / 0.047, 0.93])
+    # The ratio is the lightest unclipped channel's (green here, 0.6 / 0.03 = 20; blue's would be 12.5).
+    assert _white_past_clipping(np.array([1.0, 0.6, 0.5]), np.array([0.08, 0.03, 0.04]))[0] == pytest.approx(1.6)
     # A clipped channel is never taken darker than the photo shows it (the light may be bluer than the black says).
     assert _white_past_clipping(np.array([1.0, 0.6, 0.5]), np.array([0.02, 0.05, 0.04]))[0] == 1.0
-    # Nothing clipped, or every channel clipped (nothing left to tell the light's colour by): as the photo shows it.
-    for shown in (np.array([0.8, 0.7, 0.6]), np.full(3, max(1.0, WHITE_CLIPPED))):
-        assert np.array_equal(_white_past_clipping(shown, black), shown)
+    # As the photo shows it: nothing clipped; every channel clipped (nothing left to tell the light's colour by); a
+    # black clipped too; a white-to-black ratio over what the printed patches allow (a black crushed or lost in
+    # noise: 0.5 / 0.004 = 125, against PAPER_REFLECTANCE / BLACK_REFLECTANCE, about 24); a black of 0.
+    most = PAPER_REFLECTANCE / BLACK_REFLECTANCE
+    for shown, under in ((np.array([0.8, 0.7, 0.6]), black), (np.ones(3), black),
+                         (np.array([1.0, 1.0, 0.5]), np.array([WHITE_CLIPPED, 0.1, 0.04])),
+                         (np.array([1.0, 1.0, 0.5]), np.array([0.1, 0.1, 0.004])),
+                         (np.array([1.0, 1.0, 0.5]), np.array([0.1, 0.1, 0.5 / (most * 1.01)])),
+                         (np.array([1.0, 1.0, 0.5]), np.array([0.1, 0.1, 0.0]))):
+        assert np.array_equal(_white_past_clipping(shown, under), shown)
+    # Just within what the patches allow, the white is worked out.
+    assert _white_past_clipping(np.array([1.0, 1.0, 0.5]), np.array([0.1, 0.1, 0.5 / (most * 0.99)]))[0] > 1.0
