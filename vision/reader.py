@@ -958,7 +958,7 @@ def _flat_as_calibrated(refs: Sequence[tuple[F64, F32, F32]], loc: Located, temp
     art, were 28-36 % lighter and 8-10 units off in hue from the band's prediction, and the board, its own, was
     refused as another; against the stickers they measured (88.5, 8.6, 5.8), 11 Lab units from the calibrated
     (93.6, -1.3, 3.7). The board around the grids is measured against the stickers with the same bound (``offs`` in
-    read_board). Only asked where LIKE_PRINT_MIN cells' middles look like their calibrated print: read with the next
+    _read_cells). Only asked where LIKE_PRINT_MIN cells' middles look like their calibrated print: read with the next
     photo's calibration (another board), seed 558's photo 2 had a helmet whose flat cells measured 14.8 units from
     that calibration's and no cell like its print; it stays refused."""
     measured = _board_colour(refs, loc, template, list(flat) * 3)
