@@ -4,6 +4,7 @@
     python benchmarks/vision.py --count 40 --size 2000x1500
     python benchmarks/vision.py --renderer second   # 100 photos of the independent renderer's test seed
     python benchmarks/vision.py --renderer second --calibrated --retakes 2   # the app's flow: set up, retakes
+    python benchmarks/vision.py --renderer second --calibrated --other-boards   # + each photo, another board's set-up
     python benchmarks/vision.py --labelled FOLDER   # photos saved by `fujikoro vision collect`
 
 The photos are rendered by vision.synth (``--renderer second``: vision.synth2, an independent renderer the
@@ -281,6 +282,10 @@ def main() -> int:
                              "for another photo: up to N retakes (for glare first the same photo a stop darker, as "
                              "the reader asks; else the board tilted or the light moved), each merged with the reading "
                              "so far (vision.retake)")
+    parser.add_argument("--other-boards", action="store_true",
+                        help="second renderer, with --calibrated: also read each photo with the next photo's "
+                             "calibration (another board), to check such boards are refused or read without a "
+                             "confident error")
     parser.add_argument("--dice", type=int, default=60, help="dice-tray photos to render and read (0 to skip)")
     parser.add_argument("--rows", type=int, default=0,
                         help="White Castle dice-row photos to render and read (0 to skip)")
@@ -495,6 +500,12 @@ def main_second(args: argparse.Namespace, w: int, h: int, root: Path) -> int:
         print(calibration_geometry(templates, load_template()), flush=True)
     result = evaluate(paths, args.verbose, not args.no_net, templates)
     report("second renderer, ordinary photos, one photo each" + cal, result)
+    if args.other_boards and templates is not None and len(paths) > 1:
+        # A group that reads a board with another board's calibration: each photo with the next photo's (another
+        # board, its own art and prints). The reader should refuse such a board or read it without a confident error.
+        others = {path: templates[paths[(i + 1) % len(paths)]] for i, path in enumerate(paths)}
+        report("second renderer, ordinary photos, each read with the next photo's calibration (another board)",
+               evaluate(paths, args.verbose, not args.no_net, others))
     if args.retakes:
         template = load_template()
 
