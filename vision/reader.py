@@ -29,7 +29,7 @@ Pipeline (a pure function of the pixels and the template):
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -2088,8 +2088,9 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
     covered_grids = {name for name in not_as_calibrated if _flat_covered(rect, template.grids[name], flat_cells[name])}
     not_as_calibrated = [name for name in not_as_calibrated if name not in covered_grids]
     # (A grid excused as covered weakens the evidence: then only empty cells' middles vouch for the board.)
-    like_print = _cells_like_print(rect, template, {n: bands[n] for n in calibrated if n not in covered_grids},
-                                   max(LIKE_PRINT_MIN, LIKE_PRINT_SHIFTED))
+    vouched = {n: bands[n] for n in calibrated if n not in covered_grids}
+    like_cells = _cells_like_print(rect, template, vouched, max(LIKE_PRINT_MIN, LIKE_PRINT_SHIFTED))
+    like_print = len(like_cells)
     sticker_refs = _sticker_refs(image, loc.markers, template.markers.size_mm)
     if like_print >= LIKE_PRINT_MIN:
         # Where cells' middles look like their calibrated print, a grid whose flat cells do not look like the band's
@@ -2283,6 +2284,10 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
         return out
 
     first = classify_all({}, empties=True)
+    if (like_print >= LIKE_PRINT_MIN and not notes
+            and not _vouching_cells(rect, template, vouched, like_cells, first, loc.pose, reaches,
+                                    {n: bands[n] for n in calibrated}, bool(covered_grids))):
+        notes.append(UNLIKE_NOTE_CALIBRATED)
     # Second pass: empty cells that are plainly lit print are the best reference for their neighbours.
     extra: dict[str, list[tuple[tuple[int, int], _BandSample]]] = {}
     for (gname, r, c), cell in first.items():
@@ -3482,14 +3487,14 @@ def _print_like(rgb: F32, ref: tuple[F32, float] | None, pale: bool = False) -> 
 
 
 def _cells_like_print(rect: _Rectified, template: Template, bands: Mapping[str, Sequence[_BandSample]],
-                      up_to: int) -> int:
-    """How many cells' middles look like the print calibration measured for their grid (_print_like), counted up to
-    ``up_to``. An empty cell of the calibrated board does; on another board (another print around grids like these)
-    none does."""
-    like = 0
+                      up_to: int, skip: Collection[CellKey] = ()) -> list[CellKey]:
+    """The cells whose middles look like the print calibration measured for their grid (_print_like), up to
+    ``up_to`` of them, not looking at those in ``skip``. An empty cell of the calibrated board does; on another board
+    (another print around grids like these) none does, but a cube's top may (_vouching_cells)."""
+    like: list[CellKey] = []
     for name, samples in bands.items():
         g = template.grids[name]
-        places = [(r, c) for r in range(g.rows) for c in range(g.cols)]
+        places = [(r, c) for r in range(g.rows) for c in range(g.cols) if (name, r, c) not in skip]
         # (The print's light asked at every cell of the grid at once.)
         refs = _local_references(samples, [g.cell_centre(r, c) for r, c in places])
         for (r, c), ref in zip(places, refs, strict=True):
@@ -3497,10 +3502,30 @@ def _cells_like_print(rect: _Rectified, template: Template, bands: Mapping[str, 
             if middle is None:
                 continue
             mean, _, inside = middle
-            like += bool(inside and _print_like(mean, ref, name in template.clipped_print))
-            if like >= up_to:
-                return like
+            if inside and _print_like(mean, ref, name in template.clipped_print):
+                like.append((name, r, c))
+                if len(like) >= up_to:
+                    return like
     return like
+
+
+def _vouching_cells(rect: _Rectified, template: Template, vouched: Mapping[str, Sequence[_BandSample]],
+                    like_cells: Sequence[CellKey], first: Mapping[CellKey, Cell], pose: Pose,
+                    reaches: Mapping[str, float], strips: Mapping[str, Sequence[_BandSample]], covered: bool) -> bool:
+    """Whether the cells that vouch for the calibrated board (_cells_like_print) still do once the rules have read
+    the cells (``first``): a cell read as a cube is no evidence of the print, though its top may look like it (a
+    tooth's pale top on a cream print). Where fewer than LIKE_PRINT_MIN cells are left, the other cells (not read as
+    cubes) are looked at, and then the strips of print beside the cubes (_strips_like_print), as for a board with no
+    cell like its print (``strips``: every calibrated grid's print light; ``covered``: a grid is excused as covered,
+    and then the strips do not vouch). (Development seed 557, photo 9, read with photo 10's calibration, another
+    board: its six cells like that print were all teeth, and an empty cell in shadow was read as wood.)"""
+    cubes = {k for k, cell in first.items() if cell.label in ("W", "M", "T")}
+    kept = [k for k in like_cells if k not in cubes]
+    if len(kept) >= LIKE_PRINT_MIN or len(kept) == len(like_cells):
+        return True
+    more = _cells_like_print(rect, template, vouched, LIKE_PRINT_MIN - len(kept), cubes | set(like_cells))
+    return (len(kept) + len(more) >= LIKE_PRINT_MIN
+            or (not covered and _strips_like_print(rect, template, strips, pose, reaches)))
 
 
 def _strips_like_print(rect: _Rectified, template: Template, bands: Mapping[str, Sequence[_BandSample]],
