@@ -2092,11 +2092,13 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
     like_cells = _cells_like_print(rect, template, vouched, max(LIKE_PRINT_MIN, LIKE_PRINT_SHIFTED))
     like_print = len(like_cells)
     sticker_refs = _sticker_refs(image, loc.markers, template.markers.size_mm)
+    flat_excused = False
     if like_print >= LIKE_PRINT_MIN:
         # Where cells' middles look like their calibrated print, a grid whose flat cells do not look like the band's
         # prediction may still measure as its calibrated print against the stickers (_flat_as_calibrated).
-        not_as_calibrated = [name for name in not_as_calibrated
-                             if not _flat_as_calibrated(sticker_refs, loc, template, name, flat_cells[name])]
+        kept = [name for name in not_as_calibrated
+                if not _flat_as_calibrated(sticker_refs, loc, template, name, flat_cells[name])]
+        flat_excused, not_as_calibrated = len(kept) < len(not_as_calibrated), kept
     if calibrated and like_print < LIKE_PRINT_MIN and (
             covered_grids or not _strips_like_print(rect, template, {n: bands[n] for n in calibrated}, loc.pose,
                                                     reaches)):
@@ -2284,9 +2286,14 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
         return out
 
     first = classify_all({}, empties=True)
-    if (like_print >= LIKE_PRINT_MIN and not notes
-            and not _vouching_cells(rect, template, vouched, like_cells, first, loc.pose, reaches,
-                                    {n: bands[n] for n in calibrated}, bool(covered_grids))):
+    # The cells that vouched for the board must still do so now the rules have read them (_vouching_cells): as many
+    # as the print read with its calibration's light wants (LIKE_PRINT_SHIFTED), or LIKE_PRINT_MIN, or else the
+    # strips beside the cubes, where no grid was excused on the cells' word alone (a grid covered, or its flat cells
+    # measured as calibrated against the stickers).
+    need = LIKE_PRINT_SHIFTED if shifted else LIKE_PRINT_MIN
+    strips = None if shifted or covered_grids or flat_excused else {n: bands[n] for n in calibrated}
+    if (like_print >= need and not notes
+            and not _vouching_cells(rect, template, vouched, like_cells, first, need, loc.pose, reaches, strips)):
         notes.append(UNLIKE_NOTE_CALIBRATED)
     # Second pass: empty cells that are plainly lit print are the best reference for their neighbours.
     extra: dict[str, list[tuple[tuple[int, int], _BandSample]]] = {}
@@ -3510,22 +3517,22 @@ def _cells_like_print(rect: _Rectified, template: Template, bands: Mapping[str, 
 
 
 def _vouching_cells(rect: _Rectified, template: Template, vouched: Mapping[str, Sequence[_BandSample]],
-                    like_cells: Sequence[CellKey], first: Mapping[CellKey, Cell], pose: Pose,
-                    reaches: Mapping[str, float], strips: Mapping[str, Sequence[_BandSample]], covered: bool) -> bool:
-    """Whether the cells that vouch for the calibrated board (_cells_like_print) still do once the rules have read
-    the cells (``first``): a cell read as a cube is no evidence of the print, though its top may look like it (a
-    tooth's pale top on a cream print). Where fewer than LIKE_PRINT_MIN cells are left, the other cells (not read as
-    cubes) are looked at, and then the strips of print beside the cubes (_strips_like_print), as for a board with no
-    cell like its print (``strips``: every calibrated grid's print light; ``covered``: a grid is excused as covered,
-    and then the strips do not vouch). (Development seed 557, photo 9, read with photo 10's calibration, another
-    board: its six cells like that print were all teeth, and an empty cell in shadow was read as wood.)"""
+                    like_cells: Sequence[CellKey], first: Mapping[CellKey, Cell], need: int, pose: Pose,
+                    reaches: Mapping[str, float], strips: Mapping[str, Sequence[_BandSample]] | None) -> bool:
+    """Whether ``need`` of the cells that vouched for the calibrated board (_cells_like_print) still do once the
+    rules have read the cells (``first``): a cell read as a cube is no evidence of the print, though its top may look
+    like it (a tooth's pale top on a cream print). Where fewer are left, the other cells (not read as cubes) are
+    looked at, and then, if ``strips`` (every calibrated grid's print light) are given, the strips of print beside the
+    cubes (_strips_like_print), as for a board with no cell like its print. (Development seed 557, photo 9, read with
+    photo 10's calibration, another board: its six cells like that print were all teeth, and an empty cell in a
+    shadow was read as wood.)"""
     cubes = {k for k, cell in first.items() if cell.label in ("W", "M", "T")}
     kept = [k for k in like_cells if k not in cubes]
-    if len(kept) >= LIKE_PRINT_MIN or len(kept) == len(like_cells):
+    if len(kept) >= need or len(kept) == len(like_cells):
         return True
-    more = _cells_like_print(rect, template, vouched, LIKE_PRINT_MIN - len(kept), cubes | set(like_cells))
-    return (len(kept) + len(more) >= LIKE_PRINT_MIN
-            or (not covered and _strips_like_print(rect, template, strips, pose, reaches)))
+    more = _cells_like_print(rect, template, vouched, need - len(kept), cubes | set(like_cells))
+    return (len(kept) + len(more) >= need
+            or (strips is not None and _strips_like_print(rect, template, strips, pose, reaches)))
 
 
 def _strips_like_print(rect: _Rectified, template: Template, bands: Mapping[str, Sequence[_BandSample]],
