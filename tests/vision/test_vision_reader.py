@@ -238,6 +238,23 @@ def test_on_a_calibrated_grid_the_network_may_only_give_the_material_the_rules_r
     assert _leaning_allows(no_ranking, ".", calibrated=True) and _leaning_allows(no_ranking, "W", calibrated=True)
 
 
+def test_no_cube_is_given_by_a_network_where_its_top_would_show_lit_print() -> None:
+    # Development seed 561, photo 5: empty cells whose footprint lay in a neighbour's shadow, where a cube's top would
+    # be lit print (e_top 0.08 and 0.15, r_top 0.98), read as metal by both networks. A cube would show its own top
+    # there: no cube label within TOP_IS_PRINT of the print, lit TOP_PRINT_LIT to BRIGHTER_MAX.
+    from vision.reader import BRIGHTER_MAX, TOP_IS_PRINT, TOP_PRINT_LIT, Cell, _unlike_a_top
+
+    def cell(e_top: float, r_top: float) -> Cell:
+        return Cell("helmet", 1, 1, ".", 1.0, "", {"e_top": e_top, "r_top": r_top, "u_top": 0.01})
+
+    assert _unlike_a_top(cell(0.08, 0.976), "M") and _unlike_a_top(cell(0.15, 0.979), "M")
+    assert _unlike_a_top(cell(TOP_IS_PRINT, TOP_PRINT_LIT), "T") and _unlike_a_top(cell(0.5, BRIGHTER_MAX), "W")
+    assert not _unlike_a_top(cell(0.08, 0.976), ".")  # an empty answer is what lit print says
+    assert not _unlike_a_top(cell(TOP_IS_PRINT + 0.1, 0.98), "M")  # a top of another colour
+    assert not _unlike_a_top(cell(0.3, TOP_PRINT_LIT - 0.05), "M")  # darker than the lit print: a dark top
+    assert not _unlike_a_top(cell(0.3, BRIGHTER_MAX + 0.05), "T")  # lighter: a tooth's top
+
+
 def test_an_empty_cell_the_networks_read_stands_past_the_edge_check_on_their_own_answer() -> None:
     # Development seed 509, photo 92 (12 MP, as the benchmark reads it): the rules read weapon_left[1][4] as metal,
     # the network, sure it is empty (0.998), overruled them (NET_ALONE_ACCEPT); then the edge check doubted the
