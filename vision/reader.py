@@ -3550,20 +3550,34 @@ def _vouching_cells(rect: _Rectified, template: Template, vouched: Mapping[str, 
             or (strips is not None and _strips_like_print(rect, template, strips, pose, reaches)))
 
 
+#: A strip of a cell's print beside its cube counts for the calibrated print only if it is lit: within this ratio of
+#: the cell's lightest strip (the ratio two prints alike may differ by, OWN_RATIO).
+STRIP_LIT = OWN_RATIO
+
+
 def _strips_like_print(rect: _Rectified, template: Template, bands: Mapping[str, Sequence[_BandSample]],
                        pose: Pose, reaches: Mapping[str, float]) -> bool:
     """Whether LIKE_PRINT_STRIPS strips of the cells' own print beside where a cube stands (_inner_samples, each
     grid's line reach in ``reaches``), in LIKE_PRINT_MIN cells or more, look like the calibrated print: the print a
-    board set up nearly full leaves in view."""
+    board set up nearly full leaves in view. Only a cell's lit strips count (within STRIP_LIT of its lightest): a
+    strip in a cube's shadow is darker than its print, and like a darker one. (Development seed 562, photo 25, read
+    with photo 26's calibration, another board: strips in the bluish shadows beside its cubes, on a pale blue print,
+    looked like that board's dark blue-grey print and vouched for it, and an empty cell was read as a tooth.)"""
     strips: set[tuple[str, int, int]] = set()
     count = 0
     for name, samples in bands.items():
         g = template.grids[name]
         inner = _inner_samples(rect, g, pose, template.cube_mm, reaches.get(name))
-        for s, ref in zip(inner, _local_references(samples, [(s.x, s.y) for s in inner]), strict=True):
-            if _print_like(s.rgb, ref, name in template.clipped_print):
+        cells = [_grid_cell(g, s.x, s.y) for s in inner]
+        lum = [float(s.rgb @ _LUMA) for s in inner]
+        lit: dict[tuple[int, int], float] = {}
+        for rc, v in zip(cells, lum, strict=True):
+            lit[rc] = max(lit.get(rc, 0.0), v)
+        for s, rc, v, ref in zip(inner, cells, lum, _local_references(samples, [(s.x, s.y) for s in inner]),
+                                 strict=True):
+            if v * STRIP_LIT >= lit[rc] and _print_like(s.rgb, ref, name in template.clipped_print):
                 count += 1
-                strips.add((name, *_grid_cell(g, s.x, s.y)))
+                strips.add((name, *rc))
     return count >= LIKE_PRINT_STRIPS and len(strips) >= LIKE_PRINT_MIN
 
 

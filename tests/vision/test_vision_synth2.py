@@ -1258,3 +1258,24 @@ def test_a_cube_is_not_read_by_the_networks_where_its_top_would_show_lit_print(m
     monkeypatch.setattr(reader, "TOP_IS_PRINT", -1.0)
     without = {(c.grid, c.row, c.col): c for c in read_board(image, fitted).cells}
     assert without[("helmet", 1, 1)].label == without[("helmet", 2, 2)].label == "M"
+
+
+def test_strips_in_the_cubes_shadows_do_not_vouch_for_another_boards_dark_print(monkeypatch: pytest.MonkeyPatch
+                                                                               ) -> None:
+    # Development seed 562, photo 25 read with photo 26's calibration (another board), as `benchmarks/vision.py
+    # --other-boards` reads it: this board's grids are a pale blue with bluish shadows beside the cubes, the other's
+    # dark green, blue-grey and teal, set up nearly full. One cell's middle looked like the calibrated print, so the
+    # strips of print beside the cubes were asked (reader._strips_like_print), and six of them, all in the cubes'
+    # shadows, looked like the dark blue-grey print: the board was read, an empty cell as a tooth at 1.0. Only a
+    # cell's lit strips count (reader.STRIP_LIT): refused.
+    from vision import reader
+
+    _, _, other = _calibrated_photo(562, 26, (4000, 3000), stored=True)
+    image, truth = synth2.render_photo(562, 25, synth2.Look(size=(4000, 3000)), load_template())
+    image = _as_stored(image)
+    reading = read_board(image, other)
+    assert reading.retake == UNFAMILIAR_REASON
+    assert _confident_errors(truth, dict(reading.grids)) == 0
+    monkeypatch.setattr(reader, "STRIP_LIT", float("inf"))
+    unchecked = read_board(image, other)
+    assert unchecked.retake != UNFAMILIAR_REASON and _confident_errors(truth, dict(unchecked.grids)) > 0
