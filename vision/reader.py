@@ -1752,8 +1752,9 @@ SPLIT_TOP = 0.4
 #: would stand there with its own top face, above any neighbour's shadow. Development seed 561, photo 5: two empty
 #: cells beside a wood cube and a tooth, each with the neighbour's shadow over its footprint and lit print where a
 #: top would be (e_top 0.08 and 0.15), read as metal by both networks at 0.97-0.998 against the rules' empty
-#: reading. On the development seeds 530, 548, 549 (20 photos each) and 556-561 (60 each), of the cells the
-#: networks decided as cubes only those two and one tooth (e_top 0.34, on a cream print) lay within it.
+#: reading. On the development seeds 530, 548, 549 (20 photos each) and 556-562 (60 each), of the cells the
+#: networks decided as cubes only those two and one tooth (seed 559, photo 47: e_top 0.34, on a cream print) lay
+#: within it; a metal cube of the print's own colour was read right at 1.68 (seed 561, photo 27).
 TOP_IS_PRINT = 1.0
 
 
