@@ -1729,10 +1729,13 @@ def _leaning_allows(cell: Cell, label: str, calibrated: bool) -> bool:
     network's answer only where it is the material the rules' colours ranked first and the top is as light as a
     cube's can be (an earlier network, before the print's colour was among its inputs, alone called a pale metal
     cube a tooth, and a shaded one empty, at p >= 0.99; and, with the rules ranking metal first, print in a deep
-    shadow metal). Below NET_ALONE_ACCEPT, that is; at or above it only the light floor and the flat top hold
-    (_unlike_a_top)."""
-    if not calibrated or "best" not in cell.features:
+    shadow metal). Below NET_ALONE_ACCEPT, that is; at or above it only the light floor, the flat top and lit print
+    where a top would be hold (_unlike_a_top). A cell the rules did not rank takes any answer, but no cube where a
+    top's place shows lit print (TOP_IS_PRINT)."""
+    if not calibrated:
         return True
+    if "best" not in cell.features:
+        return not _unlike_a_top(cell, label)
     best = int(cell.features["best"])
     return best >= 0 and "WMT"[best] == label and not _unlike_a_top(cell, label)
 
@@ -1748,8 +1751,9 @@ SPLIT_TOP = 0.4
 
 #: A network's cube label is not taken for a cell where the place of the cube's top shows the print itself: lit
 #: like it (TOP_PRINT_LIT to BRIGHTER_MAX of its light) and within this distance of its colour (``e_top``, the
-#: rules' measure of emptiness, lightness weighted OCCUPANCY_L_WEIGHT): about one just-noticeable difference. A cube
-#: would stand there with its own top face, above any neighbour's shadow. Development seed 561, photo 5: two empty
+#: rules' distance from the print, _board_distance: the hue at equal luminance, on the scale where EMPTY_MAX, 4.5,
+#: bounds an empty cell; 1.0 is 1-1.5 units of a*b* at these lights). A cube would stand there with its own top
+#: face, above any neighbour's shadow. Development seed 561, photo 5: two empty
 #: cells beside a wood cube and a tooth, each with the neighbour's shadow over its footprint and lit print where a
 #: top would be (e_top 0.08 and 0.15), read as metal by both networks at 0.97-0.998 against the rules' empty
 #: reading. On the development seeds 530, 548, 549 (20 photos each) and 556-562 (60 each), of the cells the
@@ -2306,11 +2310,15 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
     # as the print read with its calibration's light wants (LIKE_PRINT_SHIFTED), or LIKE_PRINT_MIN, or else the
     # strips beside the cubes, where no grid was excused on the cells' word alone (a grid covered, or its flat cells
     # measured as calibrated against the stickers).
-    need = LIKE_PRINT_SHIFTED if shifted else LIKE_PRINT_MIN
-    strips = None if shifted or covered_grids or flat_excused else {n: bands[n] for n in calibrated}
+    # (A grid left unread as in a shadow around it was excused on LIKE_PRINT_SHIFTED cells too.)
+    many = bool(shifted) or SHADED_BAND_REASON in unread.values()
+    need = LIKE_PRINT_SHIFTED if many else LIKE_PRINT_MIN
+    strips = None if many or covered_grids or flat_excused else {n: bands[n] for n in calibrated}
     if (like_print >= need and not notes
             and not _vouching_cells(rect, template, vouched, like_cells, first, need, loc.pose, reaches, strips)):
+        # Refused: the note on the stickers' light (the board read with its calibrated print) no longer holds.
         notes.append(UNLIKE_NOTE_CALIBRATED)
+        warnings.clear()
     # Second pass: empty cells that are plainly lit print are the best reference for their neighbours.
     extra: dict[str, list[tuple[tuple[int, int], _BandSample]]] = {}
     for (gname, r, c), cell in first.items():
@@ -3541,10 +3549,12 @@ def _vouching_cells(rect: _Rectified, template: Template, vouched: Mapping[str, 
     looked at, and then, if ``strips`` (every calibrated grid's print light) are given, the strips of print beside the
     cubes (_strips_like_print), as for a board with no cell like its print. (Development seed 557, photo 9, read with
     photo 10's calibration, another board: its six cells like that print were all teeth, and an empty cell in a
-    shadow was read as wood.)"""
+    shadow was read as wood.) ``first`` is the rules' first pass, which reads cubes by their colours (and the lit
+    print's second reading) only: a tooth the later material signs read (_tooth_by_lightness, _tooth_top) is '?'
+    there, and still vouches."""
     cubes = {k for k, cell in first.items() if cell.label in ("W", "M", "T")}
     kept = [k for k in like_cells if k not in cubes]
-    if len(kept) >= need or len(kept) == len(like_cells):
+    if len(kept) >= need:
         return True
     more = _cells_like_print(rect, template, vouched, need - len(kept), cubes | set(like_cells))
     return (len(kept) + len(more) >= need

@@ -253,6 +253,14 @@ def test_no_cube_is_given_by_a_network_where_its_top_would_show_lit_print() -> N
     assert not _unlike_a_top(cell(TOP_IS_PRINT + 0.1, 0.98), "M")  # a top of another colour
     assert not _unlike_a_top(cell(0.3, TOP_PRINT_LIT - 0.05), "M")  # darker than the lit print: a dark top
     assert not _unlike_a_top(cell(0.3, BRIGHTER_MAX + 0.05), "T")  # lighter: a tooth's top
+    # The same holds where the rules left the cell '?' without ranking the materials (a neighbour's shadow, or
+    # "cannot tell empty from occupied"), and the network's answer is weighed by the rules' leaning.
+    from vision.reader import _leaning_allows
+
+    unranked = Cell("helmet", 1, 1, "?", 0.3, "could be a neighbouring cube's shadow",
+                    {"e_top": 0.1, "r_top": 0.98, "u_top": 0.01})
+    assert not _leaning_allows(unranked, "M", calibrated=True)
+    assert _leaning_allows(unranked, ".", calibrated=True) and _leaning_allows(unranked, "M", calibrated=False)
 
 
 def test_an_empty_cell_the_networks_read_stands_past_the_edge_check_on_their_own_answer() -> None:
