@@ -2108,7 +2108,7 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
     covered_grids = {name for name in not_as_calibrated if _flat_covered(rect, template.grids[name], flat_cells[name])}
     not_as_calibrated = [name for name in not_as_calibrated if name not in covered_grids]
     # (A grid excused as covered weakens the evidence: then only empty cells' middles vouch for the board.)
-    vouched = {n: bands[n] for n in calibrated if n not in covered_grids}
+    vouched = {n: b for n, b in calibrated.items() if n not in covered_grids}
     like_cells = _cells_like_print(rect, template, vouched, max(LIKE_PRINT_MIN, LIKE_PRINT_SHIFTED))
     like_print = len(like_cells)
     sticker_refs = _sticker_refs(image, loc.markers, template.markers.size_mm)
@@ -2120,8 +2120,7 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
                 if not _flat_as_calibrated(sticker_refs, loc, template, name, flat_cells[name])]
         flat_excused, not_as_calibrated = len(kept) < len(not_as_calibrated), kept
     if calibrated and like_print < LIKE_PRINT_MIN and (
-            covered_grids or not _strips_like_print(rect, template, {n: bands[n] for n in calibrated}, loc.pose,
-                                                    reaches)):
+            covered_grids or not _strips_like_print(rect, template, calibrated, loc.pose, reaches)):
         not_as_calibrated.append("board")
     for g in grids_:
         if g.name in calibrated or g.name in template.unset_grids:
@@ -2313,7 +2312,7 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
     # (A grid left unread as in a shadow around it was excused on LIKE_PRINT_SHIFTED cells too.)
     many = bool(shifted) or SHADED_BAND_REASON in unread.values()
     need = LIKE_PRINT_SHIFTED if many else LIKE_PRINT_MIN
-    strips = None if many or covered_grids or flat_excused else {n: bands[n] for n in calibrated}
+    strips = None if many or covered_grids or flat_excused else calibrated
     if (like_print >= need and not notes
             and not _vouching_cells(rect, template, vouched, like_cells, first, need, loc.pose, reaches, strips)):
         # Refused: the note on the stickers' light (the board read with its calibrated print) no longer holds.
