@@ -269,8 +269,16 @@ def test_glare_on_a_calibrated_grid_is_read_where_the_rules_and_the_network_agre
     # glare, read the same, or at GLARE_ALONE_ACCEPT where they cannot tell and the top is not clipped white.
     # Photo 40: a pale print clipped by the exposure, where an earlier network alone was sure and wrong on
     # three cells; none is wrong. (Since the tenth session a glare cell the rules read the same may also be read
-    # where both networks give it NET_PAIR_ACCEPT, and since the twenty-ninth not as a tooth: _glare_pair.)
-    from vision.reader import GLARE_ACCEPT, GLARE_ALONE_ACCEPT, GLARE_RULES, GLARE_WHITE_MAX, NET_PAIR_ACCEPT
+    # where both networks give it NET_PAIR_ACCEPT, and since the twenty-ninth not as a tooth: _glare_pair. Since the
+    # thirty-second, where no pixel of its top's place is clipped, the pair reads it whatever the rules read.)
+    from vision.reader import (
+        GLARE_ACCEPT,
+        GLARE_ALONE_ACCEPT,
+        GLARE_CLEAR_TOP,
+        GLARE_RULES,
+        GLARE_WHITE_MAX,
+        NET_PAIR_ACCEPT,
+    )
 
     for index in (67, 40):
         image, truth, fitted = _calibrated_photo(509, index)
@@ -286,6 +294,9 @@ def test_glare_on_a_calibrated_grid_is_read_where_the_rules_and_the_network_agre
             # On a calibrated grid every answer of the second look has the second network's word (_confirmed,
             # _paired).
             assert cell.features["check_p"] >= NET_PAIR_ACCEPT
+            if cell.features["clipped"] <= GLARE_CLEAR_TOP:  # the glare beside the cell: the pair (_glare_pair)
+                assert cell.label != "T" and cell.features["net_p"] >= NET_PAIR_ACCEPT
+                continue
             if cell.features["net_p"] < GLARE_ACCEPT:  # below the first's own threshold: the pair (_glare_pair)
                 assert rules_read == cell.label != "T"
                 continue
@@ -912,11 +923,15 @@ def test_a_print_the_exposure_clips_reads_in_photos_taken_darker_as_the_reader_a
     once = merge_readings(first, read_board(synth2.render_photo(509, 40, look, template, stops=1)[0], fitted))
     assert not any(c.reason == GLARE_REASON for c in once.cells)
     waiting = [c for c in once.cells if (c.grid, c.row, c.col) in glared and c.reason == UNCONFIRMED_REASON]
-    assert len(waiting) >= 5  # 7 of 21 when measured
+    # 3 of 11 when measured (7 of 21 until glare beside a top with no clipped pixel was left to both networks, which
+    # read the others in the first photo: reader.GLARE_CLEAR_TOP).
+    assert len(waiting) >= 2
     twice = merge_readings(once, read_board(synth2.render_photo(509, 40, look, template, stops=2)[0], fitted))
     read = [c for c in twice.cells if (c.grid, c.row, c.col) in glared and c.label != "?"]
     assert len(read) >= 2  # 3 when measured
-    assert sum(c.label == "?" for c in twice.cells) < sum(c.label == "?" for c in first.cells)
+    # No more '?' than the first photo left (as many when measured: three metal cubes the first photo read beside the
+    # glare, whose rules in the darker photos read otherwise, are '?' as the photos disagreeing).
+    assert sum(c.label == "?" for c in twice.cells) <= sum(c.label == "?" for c in first.cells)
     assert _confident_errors(truth, dict(twice.grids)) == 0
 
 
@@ -1279,3 +1294,77 @@ def test_strips_in_the_cubes_shadows_do_not_vouch_for_another_boards_dark_print(
     monkeypatch.setattr(reader, "STRIP_LIT", float("inf"))
     unchecked = read_board(image, other)
     assert unchecked.retake != UNFAMILIAR_REASON and _confident_errors(truth, dict(unchecked.grids)) > 0
+
+
+@pytest.mark.parametrize(("seed", "index", "key"), [(564, 8, ("weapon_right", 1, 0)), (565, 39, ("weapon_left", 2, 3))])
+def test_a_tooth_the_rules_read_with_little_margin_needs_the_second_networks_word(
+        monkeypatch: pytest.MonkeyPatch, seed: int, index: int, key: tuple[str, int, int]) -> None:
+    # Development seeds 564 (photo 8) and 565 (photo 39) at 12 MP, as the benchmark stores them: a pale wood cube the
+    # rules read as a tooth with little margin (0.573, 0.561: its top hardly nearer a tooth's colour than wood's), the
+    # first network agreeing at 0.943 and 0.819, over CALIBRATED_DISAGREE_BELOW: two confident errors. Such a tooth
+    # now needs the first network at NET_PAIR_ACCEPT (reader.NARROW_TOOTH), else the second network settles it as
+    # where the rules lead; it gives the tooth 0.678 and 0.467, under RULES_LEAD_CHECK: '?'.
+    from vision import reader
+
+    image, truth, fitted = _calibrated_photo(seed, index, (4000, 3000), stored=True)
+    g, r, c = key
+    assert truth[g][r][c] == "W"
+    reading = read_board(image, fitted)
+    cell = next(x for x in reading.cells if (x.grid, x.row, x.col) == key)
+    assert cell.label == "?" and cell.reason == reader.DISAGREE_REASON
+    assert cell.features["rules_read"] == cell.features["net_best"] == float(cellnet.LABELS.index("T"))
+    assert reader.CALIBRATED_DISAGREE_BELOW <= cell.features["net_agree"] < reader.NET_PAIR_ACCEPT
+    assert cell.features["check_p"] < reader.RULES_LEAD_CHECK
+    assert _confident_errors(truth, dict(reading.grids)) == 0
+    monkeypatch.setattr(reader, "NARROW_TOOTH", 0.0)
+    assert read_board(image, fitted).grids[g][r][c] == "T"
+
+
+def test_only_a_tooth_read_with_little_margin_on_a_calibrated_grid_needs_more_agreement() -> None:
+    from vision import reader
+
+    narrow = Cell("helmet", 0, 0, "T", reader.NARROW_TOOTH - 0.01, "")
+    assert reader._agreement_needed(narrow, calibrated=True) == reader.NET_PAIR_ACCEPT
+    for other in (replace(narrow, confidence=reader.NARROW_TOOTH), replace(narrow, label="W")):
+        assert reader._agreement_needed(other, calibrated=True) == reader.CALIBRATED_DISAGREE_BELOW
+    assert reader._agreement_needed(narrow, calibrated=False) == reader.DISAGREE_BELOW
+
+
+def test_glare_beside_a_cell_whose_top_shows_no_clipped_pixel_is_left_to_both_networks(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Development seed 559, photo 11 at 12 MP, as the benchmark stores it: six metal cubes near clipped patches (glare
+    # to the rules) with no clipped pixel where their tops are. The rules past the glare could not tell or read them
+    # otherwise, and the cells were '?'. Both networks agree on metal at NET_PAIR_ACCEPT or more: read
+    # (reader.GLARE_CLEAR_TOP).
+    from vision import reader
+
+    image, truth, fitted = _calibrated_photo(559, 11, (4000, 3000), stored=True)
+    keys = [("helmet", 0, 0), ("helmet", 0, 1), ("helmet", 1, 2), ("helmet", 2, 1), ("sandals", 0, 1),
+            ("weapon_left", 2, 4)]
+    assert all(truth[g][r][c] == "M" for g, r, c in keys)
+    reading = read_board(image, fitted)
+    cells = {(c.grid, c.row, c.col): c for c in reading.cells}
+    for key in keys:
+        f = cells[key].features
+        assert cells[key].label == "M" and f["clipped"] <= reader.GLARE_CLEAR_TOP
+        assert min(f["net_p"], f["check_p"]) >= reader.NET_PAIR_ACCEPT
+    assert _confident_errors(truth, dict(reading.grids)) == 0
+    monkeypatch.setattr(reader, "GLARE_CLEAR_TOP", -1.0)
+    without = read_board(image, fitted).grids
+    assert all(without[g][r][c] == "?" for g, r, c in keys)
+
+
+def test_the_glare_pair_reads_no_tooth_and_no_empty_pale_print_whatever_the_top_shows() -> None:
+    from vision.reader import GLARE_REASON, GLARE_RULES, _glare_pair
+
+    def cell(net: str, rules: str, clipped: float) -> Cell:
+        return Cell("helmet", 0, 0, "?", 0.0, GLARE_REASON, {
+            "net_best": float(cellnet.LABELS.index(net)), "glare_rules": float(GLARE_RULES.index(rules)),
+            "clipped": clipped})
+
+    assert _glare_pair(cell("M", "?", 0.0), pale=False) and _glare_pair(cell("M", ".", 0.0), pale=True)
+    assert _glare_pair(cell(".", "?", 0.0), pale=False) and not _glare_pair(cell(".", "?", 0.0), pale=True)
+    assert not _glare_pair(cell("T", "T", 0.0), pale=False)
+    # A top with clipped pixels: only where the rules past the glare read the same, on a print not clipped white.
+    assert not _glare_pair(cell("M", "?", 0.02), pale=False) and _glare_pair(cell("M", "M", 0.02), pale=False)
+    assert not _glare_pair(cell("M", "M", 0.02), pale=True)
