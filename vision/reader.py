@@ -2159,7 +2159,8 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
     not_as_calibrated = [name for name in not_as_calibrated if name not in covered_grids]
     # (A grid excused as covered weakens the evidence: then only empty cells' middles vouch for the board.)
     vouched = {n: b for n, b in calibrated.items() if n not in covered_grids}
-    like_cells = _cells_like_print(rect, template, vouched, max(LIKE_PRINT_MIN, LIKE_PRINT_SHIFTED))
+    like_cells = _cells_like_print(rect, template, vouched, max(LIKE_PRINT_MIN, LIKE_PRINT_SHIFTED), loc.pose,
+                                   reaches)
     like_print = len(like_cells)
     sticker_refs = _sticker_refs(image, loc.markers, template.markers.size_mm)
     flat_excused = False
@@ -3568,13 +3569,19 @@ def _print_like(rgb: F32, ref: tuple[F32, float] | None, pale: bool = False) -> 
 
 
 def _cells_like_print(rect: _Rectified, template: Template, bands: Mapping[str, Sequence[_BandSample]],
-                      up_to: int, skip: Collection[CellKey] = ()) -> list[CellKey]:
-    """The cells whose middles look like the print calibration measured for their grid (_print_like), up to
-    ``up_to`` of them, not looking at those in ``skip``. An empty cell of the calibrated board does; on another board
-    (another print around grids like these) none does, but a cube's top may (_vouching_cells)."""
+                      up_to: int, pose: Pose, reaches: Mapping[str, float], skip: Collection[CellKey] = ()
+                      ) -> list[CellKey]:
+    """The cells whose middles look like the print calibration measured for their grid (_print_like), where their own
+    print beside where a cube stands does not say otherwise (_ring_like_print), up to ``up_to`` of them, not looking
+    at those in ``skip``. An empty cell of the calibrated board does; on another board (another print around grids
+    like these) none does, but a cube's top may (_vouching_cells), with that board's own print beside it.
+    (Development seed 565, photo 41, read with photo 42's calibration, another board: six metal cubes on pale prints,
+    slate grey like that board's dark print, looked like it in their middles; the rules read them empty, so they
+    vouched for the board, which was read with five confident errors.)"""
     like: list[CellKey] = []
     for name, samples in bands.items():
         g = template.grids[name]
+        pale = name in template.clipped_print
         places = [(r, c) for r in range(g.rows) for c in range(g.cols) if (name, r, c) not in skip]
         # (The print's light asked at every cell of the grid at once.)
         refs = _local_references(samples, [g.cell_centre(r, c) for r, c in places])
@@ -3583,11 +3590,27 @@ def _cells_like_print(rect: _Rectified, template: Template, bands: Mapping[str, 
             if middle is None:
                 continue
             mean, _, inside = middle
-            if inside and _print_like(mean, ref, name in template.clipped_print):
+            if inside and _print_like(mean, ref, pale) and _ring_like_print(
+                    _cell_ring(rect, g, pose, template.cube_mm, r, c, reaches.get(name)), ref, pale):
                 like.append((name, r, c))
                 if len(like) >= up_to:
                     return like
     return like
+
+
+def _ring_like_print(ring: Sequence[F32], ref: tuple[F32, float] | None, pale: bool) -> bool:
+    """Whether a cell's own print beside where a cube stands (_cell_ring) leaves the calibrated print possible: its lit
+    strips (within STRIP_LIT of its lightest) are darker than the calibrated print's light allows (under 1/OWN_RATIO
+    of it: in a shadow, the lit ones dropped for clipping; they say nothing), or one of them looks like it
+    (_print_like). A strip in a cube's shadow is like any darker print."""
+    if ref is None:
+        return False
+    if not ring:
+        return True
+    lum = [float(rgb @ _LUMA) for rgb in ring]
+    lit = [rgb for rgb, v in zip(ring, lum, strict=True) if v * STRIP_LIT >= max(lum)]
+    lightest = _print_offset(ring[int(np.argmax(lum))], ref[0], DEEP_FLOOR)
+    return (lightest is None or lightest[0] <= 1 / OWN_RATIO) or any(_print_like(rgb, ref, pale) for rgb in lit)
 
 
 def _vouching_cells(rect: _Rectified, template: Template, vouched: Mapping[str, Sequence[_BandSample]],
@@ -3606,7 +3629,7 @@ def _vouching_cells(rect: _Rectified, template: Template, vouched: Mapping[str, 
     kept = [k for k in like_cells if k not in cubes]
     if len(kept) >= need:
         return True
-    more = _cells_like_print(rect, template, vouched, need - len(kept), cubes | set(like_cells))
+    more = _cells_like_print(rect, template, vouched, need - len(kept), pose, reaches, cubes | set(like_cells))
     return (len(kept) + len(more) >= need
             or (strips is not None and _strips_like_print(rect, template, strips, pose, reaches)))
 

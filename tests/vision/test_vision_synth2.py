@@ -1368,3 +1368,37 @@ def test_the_glare_pair_reads_no_tooth_and_no_empty_pale_print_whatever_the_top_
     # A top with clipped pixels: only where the rules past the glare read the same, on a print not clipped white.
     assert not _glare_pair(cell("M", "?", 0.02), pale=False) and _glare_pair(cell("M", "M", 0.02), pale=False)
     assert not _glare_pair(cell("M", "M", 0.02), pale=True)
+
+
+def test_cubes_the_colour_of_another_boards_print_do_not_vouch_for_it_with_their_own_print_beside_them(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Development seed 565, photo 41 read with photo 42's calibration (another board), as `benchmarks/vision.py
+    # --other-boards` reads it: this board's grids are pale, set up nearly full, its metal cubes slate grey like the
+    # other board's dark print. Six metal cubes looked like that print in their middles, the rules read them empty, and
+    # so they vouched for the board: read, with five confident errors. The print beside where a cube stands, lit,
+    # is this board's pale print (reader._ring_like_print): refused.
+    from vision import reader
+
+    _, _, other = _calibrated_photo(565, 42, (4000, 3000), stored=True)
+    image, truth = synth2.render_photo(565, 41, synth2.Look(size=(4000, 3000)), load_template())
+    image = _as_stored(image)
+    reading = read_board(image, other)
+    assert reading.retake == UNFAMILIAR_REASON
+    assert _confident_errors(truth, dict(reading.grids)) == 0
+    monkeypatch.setattr(reader, "_ring_like_print", lambda ring, ref, pale: True)
+    unchecked = read_board(image, other)
+    assert unchecked.retake != UNFAMILIAR_REASON and _confident_errors(truth, dict(unchecked.grids)) > 0
+
+
+def test_only_a_lit_strip_of_a_cells_own_print_says_it_is_another_print() -> None:
+    from vision import reader
+
+    ref = (np.array([0.1, 0.1, 0.1], dtype=np.float32), 0.0)
+    grey, pale, dark = (np.array([v, v, v], dtype=np.float32) for v in (0.1, 0.5, 0.03))
+    assert reader._ring_like_print([], ref, pale=False)  # nothing measured: no word against it
+    assert reader._ring_like_print([grey, pale * 0.25], ref, pale=False)
+    assert not reader._ring_like_print([pale], ref, pale=False)  # lit, and a print five times as light
+    # A strip like the print in the shadow beside a lit strip of a lighter print is not counted.
+    assert not reader._ring_like_print([pale, grey], ref, pale=False)
+    assert reader._ring_like_print([dark], ref, pale=False)  # darker than the print allows: in a shadow, no word
+    assert not reader._ring_like_print([grey], None, pale=False)
