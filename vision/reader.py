@@ -493,11 +493,6 @@ class _Rectified:
         px = self.raw[sl]
         return float(np.mean(px.min(axis=2) >= GLARE_LEVEL)) if px.size else 0.0
 
-    def any_clipped(self, sl: tuple[slice, slice]) -> float:
-        """The fraction of the region clipped in some channel."""
-        px = self.raw[sl]
-        return float(np.mean(px.max(axis=2) >= GLARE_LEVEL)) if px.size else 1.0
-
     def unevenness(self, sl: tuple[slice, slice]) -> float:
         """How much brighter one half of the region is than the other (relative): a shadow's edge
         crossing it, which a cube's top face never has."""
@@ -1716,7 +1711,10 @@ NET_PAIR_ACCEPT = 0.95
 #: clipped white read empty at 0.98-0.999). With the rules' reading, 77 glare cells more on the development seeds,
 #: none wrong (the nearest wrong, metal as a tooth, at 0.88). Seeds looked at later showed wood and metal read as
 #: teeth so, and since the twenty-ninth session the pair reads no tooth under glare (_glare_pair; the first network
-#: alone at GLARE_ACCEPT still may, with the rules' tooth and the second's word: _glare_allows, _confirmed).
+#: alone at GLARE_ACCEPT still may, with the rules' tooth and the second's word: _glare_allows, _confirmed). Since the
+#: thirty-second, a glare cell whose top's place has no clipped pixel (GLARE_CLEAR_TOP) is the pair's whatever the
+#: rules past the glare read, a tooth still excepted, and an empty cell where they read a cube (510/81's tops were
+#: clipped).
 PAIR_REASONS = SECOND_LOOK_REASONS | {DISAGREE_REASON, DEEP_PRINT_REASON, WOOD_PRINT_SHADE_REASON}
 
 #: On calibrated grids (boards neither reader was tuned on) every cell the rules decided is cross-checked, however
@@ -1731,14 +1729,15 @@ CALIBRATED_DISAGREE_BELOW = 0.8
 #: A tooth the rules read on a calibrated grid with little margin (their confidence under NARROW_TOOTH: its top's
 #: colour hardly nearer a tooth's than the next material's, or barely lighter than the print) needs the first
 #: network's agreement at NET_PAIR_ACCEPT rather than CALIBRATED_DISAGREE_BELOW; under it the second network settles
-#: the cell as where the rules lead (_rules_lead, RULES_LEAD_CHECK). A pale wood cube is the rules' commonest tooth
-#: that is none, and the first network shares the rules' weakness there. Development seeds 564 (photo 8) and 565
+#: the cell as where the rules lead (_rules_lead, RULES_LEAD_CHECK). The tooth is the rules' commonest wrong cube (a
+#: pale wood or metal top), and there the first network is least sure. Development seeds 564 (photo 8) and 565
 #: (photo 39): pale wood read as a tooth by the rules at 0.573 and 0.561, the first network agreeing at 0.943 and
 #: 0.819, the second giving the tooth 0.678 and 0.467 (two confident errors, now '?'). On the development seeds
-#: (530, 548, 549 x 20; 556-562, 564, 565 x 60) the rules' teeth under NARROW_TOOTH that the first network confirmed
-#: under NET_PAIR_ACCEPT were those two and 8 right teeth; the second network gave those 0.70-0.966, and the one at
-#: 0.70 (561/31) is '?' now. Teeth read by the rules at 0.6 or more with so weak a confirmation (303 on those seeds)
-#: were all right; asking the second network of them too cost 72 right cells (the thirty-first session).
+#: (530, 548, 549 x 20; 556-562, 564, 565 x 60; 566 was read after) the rules' teeth under NARROW_TOOTH that the
+#: first network confirmed under NET_PAIR_ACCEPT were those two and 8 right teeth (0.50-0.59); the second network
+#: gave those 0.70-0.966, and the one at 0.70 (561/31) is '?' now. Teeth read by the rules at 0.6 or more with so
+#: weak a confirmation (303 on those seeds) were all right; asking the second network of them too cost 72 right
+#: cells (the thirty-first session). The bound lies just over the two wrong teeth: it is set from two cells.
 NARROW_TOOTH = 0.6
 
 
@@ -1930,27 +1929,32 @@ def _glare_pair(cell: Cell, pale: bool) -> bool:
     wrong). A tooth under glare is read where the rules past it read a tooth and the first network is sure at
     GLARE_ACCEPT, with the second's word (_glare_allows, _confirmed), or in a photo taken darker.
 
-    Where the place of the cube's top has no clipped pixel (feature ``clipped`` at most GLARE_CLEAR_TOP), the glare is
-    beside the cell rather than on it, and the rules' reading past it is not asked: the pair decides, a tooth still
-    excepted, and on a ``pale`` grid an empty cell (_glare_allows: that needs the cell found flat)."""
+    Where the place of the cube's top has no clipped pixel (feature ``clipped`` at most GLARE_CLEAR_TOP), the rules'
+    reading past the glare need not agree: the pair decides, but never a tooth (a halo's light brightens a cube
+    towards the palest one without clipping it), nor an empty cell where the rules past the glare read a cube (the
+    edge check's guard, _rules_saw_a_cube, does not see a glare cell's reading) or on a ``pale`` grid (_glare_allows:
+    that needs the cell found flat)."""
     f = cell.features
     if cell.reason != GLARE_REASON or "net_best" not in f or "glare_rules" not in f:
         return False
     label = cellnet.LABELS[int(f["net_best"])]
     if label == "T":
         return False
+    rules = _glare_rules_label(cell, pale)
     if f.get("clipped", 1.0) <= GLARE_CLEAR_TOP:
-        return not (pale and label == ".")
-    return not pale and _glare_rules_label(cell, pale) == label
+        return label != "." or not (pale or rules in "WMT")
+    return not pale and rules == label
 
 
 #: A glare cell whose top's place has at most this fraction of its pixels clipped in any channel is decided by the two
-#: networks' agreement whatever the rules read past the glare (_glare_pair): its own colours are all measured, and
-#: the glare is a clipped patch near it (a tooth's top, a pale print, a highlight). Development seeds 530, 548, 549 (20
+#: networks' agreement whatever the rules read past the glare (_glare_pair): the top's colours are all measured,
+#: though a halo may have added light to them, and what keeps the pair safe there is what was measured, with no
+#: tooth read (the palest cube, which a halo's light moves any cube towards). Development seeds 530, 548, 549 (20
 #: photos each) and 556-562, 564 (60 each): of 2,333 glare cells on calibrated grids, 1,174 had no clipped pixel
-#: where a top would be; the networks agreed at NET_PAIR_ACCEPT on 1,056 of those, all right, and on 832 of the
-#: others, 6 of them wrong. With it 64 glare cells more are read there, none wrong (mostly metal cubes beside
-#: clipped tops or on pale prints); on seeds 565 and 566, never looked at before, 6 more, none wrong.
+#: where a top would be; the networks agreed at NET_PAIR_ACCEPT on 1,056 of those, all right (71 of them on prints
+#: calibration kept as clipped white), and on 832 of the others, 6 of them wrong. With it 64 glare cells more are
+#: read there, none wrong (mostly metal cubes beside clipped tops or on pale prints); on seeds 565 and 566, not among
+#: those measured, 6 more, none wrong; on seed 509 (40 photos, two boards with such pale prints), 2 on them, right.
 GLARE_CLEAR_TOP = 0.0
 
 
@@ -2301,7 +2305,9 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
                     glared["glare_rules"] = float(GLARE_RULES.index(would))
                     top = rect.rect(*_regions(g, loc.pose, cube, r, c)[1])
                     glared["white"] = rect.white_clipped(top) if top is not None else 1.0
-                    glared["clipped"] = rect.any_clipped(top) if top is not None else 1.0
+                    # (The share of the top's place clipped in some channel; out of the photo it counts as clipped.)
+                    top_clipped, top_inside = rect.stats(top)[1:] if top is not None else (1.0, False)
+                    glared["clipped"] = top_clipped if top_inside else 1.0
                 out[(g.name, r, c)] = Cell(g.name, r, c, "?", 0.0, GLARE_REASON, glared)
             else:
                 label, conf, reason, feats = _classify(m, found[0], board_lab, board_rgb, refs, lw)
@@ -3568,6 +3574,12 @@ def _print_like(rgb: F32, ref: tuple[F32, float] | None, pale: bool = False) -> 
     return off is not None and 1 / OWN_RATIO < off[0] < OWN_RATIO and off[1] <= OWN_CHROMA
 
 
+#: A strip of a cell's print beside its cube counts for or against the calibrated print only if it is lit: within this
+#: ratio of the cell's lightest strip (the ratio two prints alike may differ by, OWN_RATIO): _ring_like_print,
+#: _strips_like_print.
+STRIP_LIT = OWN_RATIO
+
+
 def _cells_like_print(rect: _Rectified, template: Template, bands: Mapping[str, Sequence[_BandSample]],
                       up_to: int, pose: Pose, reaches: Mapping[str, float], skip: Collection[CellKey] = ()
                       ) -> list[CellKey]:
@@ -3632,11 +3644,6 @@ def _vouching_cells(rect: _Rectified, template: Template, vouched: Mapping[str, 
     more = _cells_like_print(rect, template, vouched, need - len(kept), pose, reaches, cubes | set(like_cells))
     return (len(kept) + len(more) >= need
             or (strips is not None and _strips_like_print(rect, template, strips, pose, reaches)))
-
-
-#: A strip of a cell's print beside its cube counts for the calibrated print only if it is lit: within this ratio of
-#: the cell's lightest strip (the ratio two prints alike may differ by, OWN_RATIO).
-STRIP_LIT = OWN_RATIO
 
 
 def _strips_like_print(rect: _Rectified, template: Template, bands: Mapping[str, Sequence[_BandSample]],

@@ -294,14 +294,13 @@ def test_glare_on_a_calibrated_grid_is_read_where_the_rules_and_the_network_agre
             # On a calibrated grid every answer of the second look has the second network's word (_confirmed,
             # _paired).
             assert cell.features["check_p"] >= NET_PAIR_ACCEPT
-            if cell.features["clipped"] <= GLARE_CLEAR_TOP:  # the glare beside the cell: the pair (_glare_pair)
-                assert cell.label != "T" and cell.features["net_p"] >= NET_PAIR_ACCEPT
-                continue
-            if cell.features["net_p"] < GLARE_ACCEPT:  # below the first's own threshold: the pair (_glare_pair)
-                assert rules_read == cell.label != "T"
-                continue
-            assert rules_read == cell.label or (rules_read == "?" and cell.features["net_p"] >= GLARE_ALONE_ACCEPT
-                                                and cell.features["white"] < GLARE_WHITE_MAX)
+            net_p = cell.features["net_p"]
+            if net_p >= GLARE_ACCEPT and (rules_read == cell.label or (
+                    rules_read == "?" and net_p >= GLARE_ALONE_ACCEPT and cell.features["white"] < GLARE_WHITE_MAX)):
+                continue  # the first network's own thresholds, with the second's word (_glare_allows)
+            # Else the pair (_glare_pair): no tooth, with the rules past the glare, or with a top not clipped at all.
+            assert cell.label != "T" and net_p >= NET_PAIR_ACCEPT
+            assert rules_read == cell.label or cell.features["clipped"] <= GLARE_CLEAR_TOP
         assert _confident_errors(truth, dict(reading.grids)) == 0, index
 
 
@@ -1354,7 +1353,7 @@ def test_glare_beside_a_cell_whose_top_shows_no_clipped_pixel_is_left_to_both_ne
     assert all(without[g][r][c] == "?" for g, r, c in keys)
 
 
-def test_the_glare_pair_reads_no_tooth_and_no_empty_pale_print_whatever_the_top_shows() -> None:
+def test_the_glare_pair_reads_no_tooth_and_no_empty_over_the_rules_cube_or_pale_print() -> None:
     from vision.reader import GLARE_REASON, GLARE_RULES, _glare_pair
 
     def cell(net: str, rules: str, clipped: float) -> Cell:
@@ -1364,6 +1363,8 @@ def test_the_glare_pair_reads_no_tooth_and_no_empty_pale_print_whatever_the_top_
 
     assert _glare_pair(cell("M", "?", 0.0), pale=False) and _glare_pair(cell("M", ".", 0.0), pale=True)
     assert _glare_pair(cell(".", "?", 0.0), pale=False) and not _glare_pair(cell(".", "?", 0.0), pale=True)
+    # No empty cell where the rules past the glare read a cube (the edge check's guard does not see their reading).
+    assert not _glare_pair(cell(".", "M", 0.0), pale=False) and _glare_pair(cell(".", ".", 0.0), pale=False)
     assert not _glare_pair(cell("T", "T", 0.0), pale=False)
     # A top with clipped pixels: only where the rules past the glare read the same, on a print not clipped white.
     assert not _glare_pair(cell("M", "?", 0.02), pale=False) and _glare_pair(cell("M", "M", 0.02), pale=False)
@@ -1396,7 +1397,8 @@ def test_only_a_lit_strip_of_a_cells_own_print_says_it_is_another_print() -> Non
     ref = (np.array([0.1, 0.1, 0.1], dtype=np.float32), 0.0)
     grey, pale, dark = (np.array([v, v, v], dtype=np.float32) for v in (0.1, 0.5, 0.03))
     assert reader._ring_like_print([], ref, pale=False)  # nothing measured: no word against it
-    assert reader._ring_like_print([grey, pale * 0.25], ref, pale=False)
+    # One lit strip like the print is enough, beside another of as much light in another hue.
+    assert reader._ring_like_print([np.array([0.14, 0.095, 0.06], dtype=np.float32), grey], ref, pale=False)
     assert not reader._ring_like_print([pale], ref, pale=False)  # lit, and a print five times as light
     # A strip like the print in the shadow beside a lit strip of a lighter print is not counted.
     assert not reader._ring_like_print([pale, grey], ref, pale=False)
