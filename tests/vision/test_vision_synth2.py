@@ -212,6 +212,16 @@ def _calibrated_photo(seed: int, index: int, size: tuple[int, int] = SIZE, store
     return _as_stored(image) if stored else image, truth, fitted
 
 
+def _with_another_calibration(seed: int, index: int, other: int, stored: bool = True
+                              ) -> tuple[np.ndarray, dict[str, Any], Template]:
+    """Photo ``index`` of a development seed at 12 MP, its labels, and photo ``other``'s board's calibration (another
+    board), as ``benchmarks/vision.py --other-boards`` reads them (``stored``: as its cache keeps them)."""
+    size = (4000, 3000)
+    _, _, fitted = _calibrated_photo(seed, other, size, stored=stored)
+    image, truth = synth2.render_photo(seed, index, synth2.Look(size=size), load_template())
+    return (_as_stored(image) if stored else image), truth, fitted
+
+
 def _as_stored(image: np.ndarray) -> np.ndarray:
     """A rendered photo as the benchmark reads it from its cache: written as JPEG at 98, loaded with load_photo."""
     import tempfile
@@ -1029,8 +1039,7 @@ def test_a_grid_without_lines_does_not_excuse_another_board() -> None:
     # weapon_left grid shows no lines against its cells, as a hand's cover would, and its sandals grid is printed
     # like the calibrated board. With a grid excused as covered, only empty cells' middles vouch for the board, not
     # the print beside cubes: refused.
-    image, truth = synth2.render_photo(531, 43, synth2.Look(size=(4000, 3000)), load_template())
-    _, _, other = _calibrated_photo(531, 44, (4000, 3000))
+    image, truth, other = _with_another_calibration(531, 43, 44, stored=False)
     reading = read_board(image, other)
     assert reading.retake == UNFAMILIAR_REASON
     assert _confident_errors(truth, dict(reading.grids)) == 0
@@ -1213,9 +1222,7 @@ def test_another_boards_grid_measured_near_its_calibration_is_not_vouched_for_wi
     # only lifts that condition, and the board is read.)
     from vision import reader
 
-    _, _, other = _calibrated_photo(558, 3, (4000, 3000), stored=True)
-    image, _ = synth2.render_photo(558, 2, synth2.Look(size=(4000, 3000)), load_template())
-    image = _as_stored(image)
+    image, _, other = _with_another_calibration(558, 2, 3)
     assert read_board(image, other).retake == UNFAMILIAR_REASON
     monkeypatch.setattr(reader, "LIKE_PRINT_MIN", 0)
     assert read_board(image, other).retake != UNFAMILIAR_REASON
@@ -1240,9 +1247,7 @@ def test_cells_like_the_calibrated_print_that_the_rules_read_as_cubes_do_not_vou
     # (reader._vouching_cells), and then too few cells vouch for the board: refused.
     from vision import reader
 
-    _, _, other = _calibrated_photo(seed, index + 1, (4000, 3000), stored=True)
-    image, truth = synth2.render_photo(seed, index, synth2.Look(size=(4000, 3000)), load_template())
-    image = _as_stored(image)
+    image, truth, other = _with_another_calibration(seed, index, index + 1)
     reading = read_board(image, other)
     assert reading.retake == UNFAMILIAR_REASON
     assert _confident_errors(truth, dict(reading.grids)) == 0
@@ -1284,9 +1289,7 @@ def test_strips_in_the_cubes_shadows_do_not_vouch_for_another_boards_dark_print(
     # cell's lit strips count (reader.STRIP_LIT): refused.
     from vision import reader
 
-    _, _, other = _calibrated_photo(562, 26, (4000, 3000), stored=True)
-    image, truth = synth2.render_photo(562, 25, synth2.Look(size=(4000, 3000)), load_template())
-    image = _as_stored(image)
+    image, truth, other = _with_another_calibration(562, 25, 26)
     reading = read_board(image, other)
     assert reading.retake == UNFAMILIAR_REASON
     assert _confident_errors(truth, dict(reading.grids)) == 0
@@ -1380,9 +1383,7 @@ def test_cubes_the_colour_of_another_boards_print_do_not_vouch_for_it_with_their
     # is this board's pale print (reader._ring_like_print): refused.
     from vision import reader
 
-    _, _, other = _calibrated_photo(565, 42, (4000, 3000), stored=True)
-    image, truth = synth2.render_photo(565, 41, synth2.Look(size=(4000, 3000)), load_template())
-    image = _as_stored(image)
+    image, truth, other = _with_another_calibration(565, 41, 42)
     reading = read_board(image, other)
     assert reading.retake == UNFAMILIAR_REASON
     assert _confident_errors(truth, dict(reading.grids)) == 0
