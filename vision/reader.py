@@ -3620,8 +3620,9 @@ def _ring_like_print(ring: Sequence[F32], ref: tuple[F32, float] | None, pale: b
     if not ring:
         return True
     lum = [float(rgb @ _LUMA) for rgb in ring]
-    lit = [rgb for rgb, v in zip(ring, lum, strict=True) if v * STRIP_LIT >= max(lum)]
-    lightest = _print_offset(ring[int(np.argmax(lum))], ref[0], DEEP_FLOOR)
+    brightest = max(range(len(ring)), key=lum.__getitem__)
+    lit = [rgb for rgb, v in zip(ring, lum, strict=True) if v * STRIP_LIT >= lum[brightest]]
+    lightest = _print_offset(ring[brightest], ref[0], DEEP_FLOOR)
     return (lightest is None or lightest[0] <= 1 / OWN_RATIO) or any(_print_like(rgb, ref, pale) for rgb in lit)
 
 
