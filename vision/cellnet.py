@@ -32,6 +32,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import numpy.typing as npt
+from threadpoolctl import ThreadpoolController
 
 from vision.colour import LINEAR_LUT3
 
@@ -223,6 +224,12 @@ def symmetry(x: F32, k: int) -> F32:
     return np.ascontiguousarray(out)
 
 
+@lru_cache(maxsize=1)
+def _thread_pools() -> ThreadpoolController:
+    """The native thread pools loaded in this process (found once: a look through every loaded library)."""
+    return ThreadpoolController()
+
+
 @dataclass(frozen=True)
 class CellNet:
     """Convolutions as (``conv_matrix``, bias) pairs, then dense layers as (weights (in, out), bias): the file's
@@ -239,6 +246,13 @@ class CellNet:
     def probabilities(self, patches: F32, views: int = 1) -> F32:
         """(N, CHANNELS, PATCH_PX, PATCH_PX) -> (N, len(LABELS)) probabilities, averaged over the first
         ``views`` symmetries of the square (1: the patch as it is; 4: its quarter turns)."""
+        # One BLAS thread: the products here are a few megaflops each, too small to share. With the second core's
+        # BLAS thread the reads took as long or longer and half as much CPU again (on the 2-core machine the
+        # benchmark runs on), the thread spinning for work after each product.
+        with _thread_pools().limit(limits=1, user_api="blas"):
+            return self._probabilities(patches, views)
+
+    def _probabilities(self, patches: F32, views: int) -> F32:
         x = np.asarray(patches, dtype=np.float32)
         n = len(x)
         if self.pre_pool > 1:

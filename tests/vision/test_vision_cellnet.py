@@ -72,6 +72,30 @@ def test_the_shipped_weights_load_and_give_probabilities() -> None:
     assert cellnet.LABELS[int(np.argmax(p[0]))] == "."
 
 
+def test_the_network_multiplies_on_one_blas_thread_and_gives_the_threads_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Measured in benchmarks/vision.py's timing run: the second BLAS thread made reads no faster and used half
+    # as much CPU again; the app's other work keeps the library's own setting.
+    from threadpoolctl import threadpool_info
+
+    def blas_threads() -> set[int]:
+        return {int(lib["num_threads"]) for lib in threadpool_info() if lib["user_api"] == "blas"}
+
+    net = default_net()
+    assert net is not None
+    seen: list[set[int]] = []
+    inner = CellNet._probabilities
+
+    def spy(self: CellNet, patches: Any, views: int) -> Any:
+        seen.append(blas_threads())
+        return inner(self, patches, views)
+
+    monkeypatch.setattr(CellNet, "_probabilities", spy)
+    before = blas_threads()
+    net.probabilities(np.zeros((2, cellnet.CHANNELS, cellnet.PATCH_PX, cellnet.PATCH_PX), np.float32))
+    assert seen == [{1}]
+    assert blas_threads() == before
+
+
 def test_weights_for_another_shape_are_refused(tmp_path: Path) -> None:
     path = tmp_path / "bad.npz"
     np.savez(path, **{"conv0.w": np.zeros((8, 3, 3, 3), np.float32), "conv0.b": np.zeros(8, np.float32),
