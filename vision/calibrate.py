@@ -3,7 +3,8 @@
 The stickers fix the board's frame; the printed grid lines are then found in the rectified photo. For
 each grid the search is over its origin and cell size around the starting template's values: the score
 is how dark the board is along the grid's lines, from line-darkness profiles (columns for the vertical
-lines, rows for the horizontal ones), so the search is a few numpy operations, not an image loop. A grid found
+lines, rows for the horizontal ones), so the search is a few numpy operations, not an image loop; its strongest
+line counts as its next strongest, so one decoration edge across the grid's place cannot carry the fit. A grid found
 so is fitted again on its inner lines alone (a frame printed around a grid fits its outline as well as its own
 outer lines do), and that fit is kept where its inner lines stand out more. The board's printed colour around
 the grids (``board_lab``) and each grid's own print (``grid_lab``: a grid may be printed unlike the board around
