@@ -3546,14 +3546,6 @@ LIKE_PRINT_MIN = 2
 #: look like it, on a board set up nearly full (one empty cell or none; development seed 531, photos 8 and 10,
 #: were refused as another board).
 LIKE_PRINT_STRIPS = 4
-#: ... and the chroma by which those strips differ from it (each within OWN_CHROMA) is at most this at the median: the
-#: print seen again matches its calibration closely at most of its strips, where shadows tinted like another print
-#: only just pass. On development seeds 556-562 and 564-567 (660 photos each read with its own calibration and with
-#: the next photo's), boards of their own calibration that passed on their strips had medians of 1.0-3.3; another
-#: board read so (562/25, a pale blue print whose bluish shadows looked like 562/26's blue-grey one, an empty cell
-#: then read as a tooth) 6.3; of the 13 other boards that passed there, 8 had medians over 4 (4.1-7.7), and later
-#: checks refused the other 5 (1.5-3.6).
-STRIPS_CHROMA_MEDIAN = 4.0
 
 
 #: Where the print measured against the stickers lies PRINT_UNLIKE to STICKER_LIGHT_MAX from its calibration (or
@@ -3573,19 +3565,13 @@ def _print_like(rgb: F32, ref: tuple[F32, float] | None, pale: bool = False) -> 
     there is a floor) a channel clipped here too, at or above that floor, says only "at least this" and is no evidence
     either way: it is compared as the floor, the others as they are (not where every channel is clipped: no evidence
     at all)."""
-    return _print_like_by(rgb, ref, pale) is not None
-
-
-def _print_like_by(rgb: F32, ref: tuple[F32, float] | None, pale: bool = False) -> float | None:
-    """The chroma by which a colour that looks like the calibrated print there (_print_like) differs from it; None
-    where it does not look like it."""
     if pale and ref is not None:
         floored = (rgb >= WHITE_CLIPPED) & (ref[0] <= rgb)
         if np.all(floored):
-            return None
+            return False
         rgb = np.where(floored, ref[0], rgb).astype(np.float32)
     off = _print_offset(rgb, ref[0], DEEP_FLOOR) if ref is not None else None
-    return off[1] if off is not None and 1 / OWN_RATIO < off[0] < OWN_RATIO and off[1] <= OWN_CHROMA else None
+    return off is not None and 1 / OWN_RATIO < off[0] < OWN_RATIO and off[1] <= OWN_CHROMA
 
 
 #: A strip of a cell's print beside its cube counts for or against the calibrated print only if it is lit: within this
@@ -3670,7 +3656,7 @@ def _strips_like_print(rect: _Rectified, template: Template, bands: Mapping[str,
     with photo 26's calibration, another board: strips in the bluish shadows beside its cubes, on a pale blue print,
     looked like that board's dark blue-grey print and vouched for it, and an empty cell was read as a tooth.)"""
     strips: set[tuple[str, int, int]] = set()
-    chromas: list[float] = []
+    count = 0
     for name, samples in bands.items():
         g = template.grids[name]
         inner = _inner_samples(rect, g, pose, template.cube_mm, reaches.get(name))
@@ -3681,14 +3667,10 @@ def _strips_like_print(rect: _Rectified, template: Template, bands: Mapping[str,
             lit[rc] = max(lit.get(rc, 0.0), v)
         for s, rc, v, ref in zip(inner, cells, lum, _local_references(samples, [(s.x, s.y) for s in inner]),
                                  strict=True):
-            if v * STRIP_LIT < lit[rc]:
-                continue
-            chroma = _print_like_by(s.rgb, ref, name in template.clipped_print)
-            if chroma is not None:
-                chromas.append(chroma)
+            if v * STRIP_LIT >= lit[rc] and _print_like(s.rgb, ref, name in template.clipped_print):
+                count += 1
                 strips.add((name, *rc))
-    return (len(chromas) >= LIKE_PRINT_STRIPS and len(strips) >= LIKE_PRINT_MIN
-            and float(np.median(chromas)) <= STRIPS_CHROMA_MEDIAN)
+    return count >= LIKE_PRINT_STRIPS and len(strips) >= LIKE_PRINT_MIN
 
 
 Lab3 = tuple[float, float, float]
