@@ -331,9 +331,5 @@ def test_a_grids_score_counts_its_strongest_line_as_the_next_strongest() -> None
     profile[[90]] = 0.2  # a decoration's edge
     starts, steps = np.array([20.0, 30.0]), np.array([20.0, 20.0])
     # At 20 the fourth line (80) is missing; at 30 only the decoration's edge (90) lies on a line.
-    assert np.allclose(_profile_score(profile, starts, steps, 3), [0.09 / 4, 0.0])
-    with pytest.MonkeyPatch.context() as patch:
-        from vision import calibrate as calibration
-
-        patch.setattr(calibration, "ONE_LINE_CAPPED", False)
-        assert np.allclose(_profile_score(profile, starts, steps, 3), [0.09 / 4, 0.2 / 4])
+    assert np.allclose(_profile_score(profile, starts, steps, 3, capped=True), [0.09 / 4, 0.0])
+    assert np.allclose(_profile_score(profile, starts, steps, 3), [0.09 / 4, 0.2 / 4])
