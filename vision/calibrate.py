@@ -59,15 +59,15 @@ INNER_SHIFT_MAX = 0.35
 #: A grid is fitted twice: by the mean over its lines, and by that mean with its strongest line counted as its next
 #: strongest, so that one line of decoration printed across the grid's place (a dark outline far stronger than the
 #: grid's own faint lines) cannot carry the fit of a grid whose other lines are not there. Where the two fits lie more
-#: than CAPPED_APART_MM apart (farthest cell), one line carried the first: the second is kept; else the first, which
-#: the readers were tuned and tested on (taking the second everywhere moved many grids by 1-3 mm, better and worse
-#: about as often, and changed readings of nine development photos the tests pin down, one to a confident error).
-#: On the second renderer's development seed 567 (photo 21) the edge of a drawn triangle pulled the weapon grids
-#: 8.5 mm down, onto no line of their own, and the sandals grid onto the triangle; the two fits lay 8.6 and 15 mm
-#: apart. On 660 boards of development seeds 556-562 and 564-567, where the two fits lay more than 3 mm apart (17
-#: grids), the second was as near where the grid is printed or nearer in every one.
+#: than CAPPED_APART cells apart (farthest cell), one line carried the first: the second is kept; else the first, which
+#: the readers were tuned and tested on. On the second renderer's development seed 567 (photo 21) the edge of a drawn
+#: triangle pulled the weapon grids 8.5 mm down, onto no line of their own, and the sandals grid onto the triangle;
+#: the two fits lay 8.6 and 15 mm apart. Taking the second fit everywhere moved many grids by 1-3 mm, better and worse
+#: about as often, and changed the readings of ten development photos the tests pin down (one to a confident error,
+#: 509/40); taking it from 3 mm apart still changed one (534/14, refused as another board with its sandals placed
+#: nearer their print, 1.2 mm off rather than 5.3).
 ONE_LINE_CAPPED = True
-CAPPED_APART_MM = 3.0
+CAPPED_APART = 0.5
 
 
 @dataclass(frozen=True)
@@ -167,12 +167,12 @@ def _fit_grid(dark: F64, grid: Grid, board_mm: tuple[float, float], inner: bool 
     """The grid's origin and cell size where its lines score best on ``dark``, searched around where ``grid`` puts
     it; and that score (the mean over its lines). ``inner``: its inner lines alone, inside the outline ``grid`` gives
     (``_inside``); an axis without inner lines has no say in the cell size then. With ONE_LINE_CAPPED, where the fit
-    by the score with its strongest line capped lies more than CAPPED_APART_MM from the plain one, it is that fit."""
+    by the score with its strongest line capped lies more than CAPPED_APART cells from the plain one, it is that fit."""
     plain = _fit_grid_by(dark, grid, board_mm, inner, capped=False)
     if not ONE_LINE_CAPPED:
         return plain
     capped = _fit_grid_by(dark, grid, board_mm, inner, capped=True)
-    return capped if capped[0].farthest_cell_from(plain[0]) > CAPPED_APART_MM else plain
+    return capped if capped[0].farthest_cell_from(plain[0]) > CAPPED_APART * grid.cell_mm else plain
 
 
 def _fit_grid_by(dark: F64, grid: Grid, board_mm: tuple[float, float], inner: bool, capped: bool
