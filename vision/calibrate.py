@@ -63,7 +63,7 @@ INNER_SHIFT_MAX = 0.35
 #: the readers were tuned and tested on. On the second renderer's development seed 567 (photo 21) the edge of a drawn
 #: triangle pulled the weapon grids 8.5 mm down, onto no line of their own, and the sandals grid onto the triangle;
 #: the two fits lay 8.6 and 15 mm apart. Taking the second fit everywhere moved many grids by 1-3 mm, better and worse
-#: about as often, and changed the readings of ten development photos the tests pin down (one to a confident error,
+#: about as often, and changed the readings of nine development photos the tests pin down (one to a confident error,
 #: 509/40); taking it from 3 mm apart still changed one (534/14, refused as another board with its sandals placed
 #: nearer their print, 1.2 mm off rather than 5.3).
 ONE_LINE_CAPPED = True
