@@ -3,8 +3,9 @@
 The stickers fix the board's frame; the printed grid lines are then found in the rectified photo. For
 each grid the search is over its origin and cell size around the starting template's values: the score
 is how dark the board is along the grid's lines, from line-darkness profiles (columns for the vertical
-lines, rows for the horizontal ones), so the search is a few numpy operations, not an image loop; its strongest
-line counts as its next strongest, so one decoration edge across the grid's place cannot carry the fit. A grid found
+lines, rows for the horizontal ones), so the search is a few numpy operations, not an image loop. Where a second
+fit, with the grid's strongest line counted as its next strongest, lies over half a cell from the first, one
+decoration edge across the grid's place carried the first, and the second is kept. A grid found
 so is fitted again on its inner lines alone (a frame printed around a grid fits its outline as well as its own
 outer lines do), and that fit is kept where its inner lines stand out more. The board's printed colour around
 the grids (``board_lab``) and each grid's own print (``grid_lab``: a grid may be printed unlike the board around
@@ -201,8 +202,7 @@ def _fit_grid_by(dark: F64, grid: Grid, board_mm: tuple[float, float], inner: bo
         cell = float(cells[best])
         x0 = float(starts_x[int(np.argmax(sv[best]))] / PPM)
         y0 = float(starts_y[int(np.argmax(sh[best]))] / PPM)
-    # The score LINE_SCORE_MIN bounds is the plain mean over the lines where they were placed (a grid whose lines
-    # glare clips in part is still found, and its print then said to be clipped).
+    # The score LINE_SCORE_MIN bounds stays the plain mean over the lines, where they were placed (as it was tuned).
     at_v = _profile_score(prof_v, np.array(x0 * PPM), np.array(cell * PPM), grid.cols, inner)
     at_h = _profile_score(prof_h, np.array(y0 * PPM), np.array(cell * PPM), grid.rows, inner)
     score = ((float(at_v) if has_v else 0.0) + (float(at_h) if has_h else 0.0)) / 2
