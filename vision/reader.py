@@ -3631,14 +3631,17 @@ def _vouching_cells(rect: _Rectified, template: Template, vouched: Mapping[str, 
                     reaches: Mapping[str, float], strips: Mapping[str, Sequence[_BandSample]] | None) -> bool:
     """Whether ``need`` of the cells that vouched for the calibrated board (_cells_like_print) still do once the
     rules have read the cells (``first``): a cell read as a cube is no evidence of the print, though its top may look
-    like it (a tooth's pale top on a cream print). Where fewer are left, the other cells (not read as cubes) are
-    looked at, and then, if ``strips`` (every calibrated grid's print light) are given, the strips of print beside the
-    cubes (_strips_like_print), as for a board with no cell like its print. (Development seed 557, photo 9, read with
-    photo 10's calibration, another board: its six cells like that print were all teeth, and an empty cell in a
-    shadow was read as wood.) ``first`` is the rules' first pass, which reads cubes by their colours (and the lit
-    print's second reading) only: a tooth the later material signs read (_tooth_by_lightness, _tooth_top) is '?'
-    there, and still vouches."""
-    cubes = {k for k, cell in first.items() if cell.label in ("W", "M", "T")}
+    like it (a tooth's pale top on a cream print), and nor is one the rules found occupied but could not tell the
+    cube's colour of ("cube colour unclear"). Where fewer are left, the other cells (not read as cubes) are looked at,
+    and then, if ``strips`` (every calibrated grid's print light) are given, the strips of print beside the cubes
+    (_strips_like_print), as for a board with no cell like its print. (Development seed 557, photo 9, read with photo
+    10's calibration, another board: its six cells like that print were all teeth, and an empty cell in a shadow was
+    read as wood. Seed 568, photo 31, with photo 32's: two teeth vouched, one of them of unclear colour to the rules,
+    and five empty cells of a wood-coloured print were read as wood.) ``first`` is the rules' first pass, which reads
+    cubes by their colours (and the lit print's second reading) only: a tooth the later material signs read
+    (_tooth_by_lightness, _tooth_top) may be '?' there for not telling empty from occupied, and then still vouches."""
+    cubes = {k for k, cell in first.items()
+             if cell.label in ("W", "M", "T") or (cell.label == "?" and cell.reason == "cube colour unclear")}
     kept = [k for k in like_cells if k not in cubes]
     if len(kept) >= need:
         return True
