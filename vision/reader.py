@@ -1789,12 +1789,25 @@ SPLIT_TOP = 0.4
 TOP_IS_PRINT = 1.0
 
 
+#: A network's empty label is not taken for a cell whose top the rules found unlike the print (they ranked it against
+#: the cubes' colours), lit like the print (TOP_PRINT_LIT to BRIGHTER_MAX of its light) and within this distance of
+#: the cube colour they ranked first (``d_best``, _weighted in Lab): a cube's top, as near its colour as most right
+#: readings are. Development seed 566, photo 12: a cream tooth on a mauve print, as light as the print (so the rules'
+#: tooth was capped under CONFIDENCE_THRESHOLD: "cube colour unclear"), 3.8 from the tooth's colour and 17 from the
+#: next; both networks read it empty (0.997, 0.967). On the development seeds 556-562 and 564-568 (60 photos each,
+#: each board calibrated), the lit teeth the rules ranked lay at a median 3.1 of the tooth's colour (three quarters
+#: under 4.5); of the 69 lit empty cells the networks read where the rules had ranked a cube, the nearest lay at 6.4.
+TOP_IS_CUBE = 5.0
+
+
 def _unlike_a_top(cell: Cell, label: str) -> bool:
     """Whether a cube label is given to a top darker than any cube's (print in a deep shadow; CUBE_L_MIN), to a
-    place of a top that is not one flat face (SPLIT_TOP), or to one that shows lit print (TOP_IS_PRINT)."""
+    place of a top that is not one flat face (SPLIT_TOP), or to one that shows lit print (TOP_IS_PRINT); or an empty
+    label to a lit top the rules found unlike the print and like a cube (TOP_IS_CUBE)."""
     f = cell.features
     if label not in "WMT":
-        return False
+        return (label == "." and "best" in f and f["best"] >= 0 and f["d_best"] <= TOP_IS_CUBE
+                and TOP_PRINT_LIT <= f.get("r_top", 0.0) <= BRIGHTER_MAX)
     if "e_top" in f and f["e_top"] <= TOP_IS_PRINT and TOP_PRINT_LIT <= f.get("r_top", 0.0) <= BRIGHTER_MAX:
         return True
     return "best" in f and (f.get("L", CUBE_L_MIN) < CUBE_L_MIN or f.get("u_top", 0.0) >= SPLIT_TOP)
