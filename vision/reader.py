@@ -1582,6 +1582,8 @@ def read_board(image: U8, template: Template, *, cube_lab: Mapping[str, Sequence
     vetoed = _ring_veto(cells_by_key, read, template)
     cells_by_key = (_edges_second_look(cells_by_key, vetoed, read, template, model, pair) if model is not None
                     else vetoed)
+    if not read.refuse and not _still_vouched(read, template, cells_by_key):
+        read = replace(read, refuse=True, notes=_refused_notes(read.notes))
     if read.refuse and not read_unfamiliar:
         cells_by_key = {k: replace(c, label="?", confidence=0.0, reason=UNFAMILIAR_REASON)
                         for k, c in cells_by_key.items()}
@@ -1620,6 +1622,20 @@ class _CellsRead:
     calibrated: frozenset[str] = frozenset()
     #: Per grid, the print's reflectance (linear RGB) the cells were read against.
     print_rgb: Mapping[str, F32] = field(default_factory=dict)
+    #: Where cells vouched for the calibrated board (_vouching_cells): what to ask them again once every reader has
+    #: read them (_still_vouched); None where none did.
+    vouching: _Vouching | None = None
+
+
+@dataclass(frozen=True)
+class _Vouching:
+    """The evidence a calibrated board was read on (see _vouching_cells): the calibrated grids' print light, the
+    cells like that print, how many must be, and the grids whose print strips may stand in (None: none may)."""
+
+    bands: Mapping[str, Sequence[_BandSample]]
+    like_cells: tuple[CellKey, ...]
+    need: int
+    strips: Mapping[str, Sequence[_BandSample]] | None
 
 
 #: Undecided cells the network may decide: questions of shape. A hidden board or a cell out of the photo stays
@@ -1796,7 +1812,7 @@ TOP_IS_PRINT = 1.0
 #: tooth was capped under CONFIDENCE_THRESHOLD: "cube colour unclear"), 3.8 from the tooth's colour and 17 from the
 #: next; both networks read it empty (0.997, 0.967). On the development seeds 556-562 and 564-568 (60 photos each,
 #: each board calibrated), the lit teeth the rules ranked lay at a median 3.1 of the tooth's colour (three quarters
-#: under 4.5); of the 69 lit empty cells the networks read where the rules had ranked a cube, the nearest lay at 6.4.
+#: under 4.5); of the 69 empty cells lit so where the rules had ranked a cube, the nearest lay at 6.4.
 TOP_IS_CUBE = 5.0
 
 
@@ -2384,11 +2400,13 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
     many = bool(shifted) or SHADED_BAND_REASON in unread.values()
     need = LIKE_PRINT_SHIFTED if many else LIKE_PRINT_MIN
     strips = None if many or covered_grids or flat_excused else calibrated
-    if (like_print >= need and not notes
-            and not _vouching_cells(rect, template, vouched, like_cells, first, need, loc.pose, reaches, strips)):
+    vouching = _Vouching(vouched, tuple(like_cells), need, strips) if like_print >= need and not notes else None
+    if vouching is not None and not _vouching_cells(rect, template, vouched, like_cells, first, need, loc.pose, reaches,
+                                                    strips):
         # Refused: the note on the stickers' light (the board read with its calibrated print) no longer holds.
         notes.append(UNLIKE_NOTE_CALIBRATED)
         warnings.clear()
+        vouching = None
     # Second pass: empty cells that are plainly lit print are the best reference for their neighbours.
     extra: dict[str, list[tuple[tuple[int, int], _BandSample]]] = {}
     for (gname, r, c), cell in first.items():
@@ -2416,7 +2434,7 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
                       tuple(notes + warnings),
                       unfamiliar=unfamiliar, line_reach=reaches, template=template,
                       calibrated=frozenset() if notes else frozenset(calibrated),
-                      refuse=bool(notes) or (OWN_PRINT_GATE and bool(own_print)), print_rgb=rgbs)
+                      refuse=bool(notes) or (OWN_PRINT_GATE and bool(own_print)), print_rgb=rgbs, vouching=vouching)
 
 
 #: A region "clearly differs" from another at this luminance ratio or chroma (at equal luminance) ...
@@ -3652,7 +3670,8 @@ def _vouching_cells(rect: _Rectified, template: Template, vouched: Mapping[str, 
     read as wood. Seed 568, photo 31, with photo 32's: two teeth vouched, one of them of unclear colour to the rules,
     and five empty cells of a wood-coloured print were read as wood.) ``first`` is the rules' first pass, which reads
     cubes by their colours (and the lit print's second reading) only: a tooth the later material signs read
-    (_tooth_by_lightness, _tooth_top) may be '?' there for not telling empty from occupied, and then still vouches."""
+    (_tooth_by_lightness, _tooth_top) may be '?' there for not telling empty from occupied, and then still vouches
+    there; _still_vouched asks the same of the final reading."""
     cubes = {k for k, cell in first.items()
              if cell.label in ("W", "M", "T") or (cell.label == "?" and cell.reason == "cube colour unclear")}
     kept = [k for k in like_cells if k not in cubes]
@@ -3661,6 +3680,27 @@ def _vouching_cells(rect: _Rectified, template: Template, vouched: Mapping[str, 
     more = _cells_like_print(rect, template, vouched, need - len(kept), pose, reaches, cubes | set(like_cells))
     return (len(kept) + len(more) >= need
             or (strips is not None and _strips_like_print(rect, template, strips, pose, reaches)))
+
+
+def _still_vouched(read: _CellsRead, template: Template, cells: Mapping[CellKey, Cell]) -> bool:
+    """Whether the cells that vouched for the calibrated board still do once every reader has read them (the rules'
+    second pass and the networks, ``cells``), as _vouching_cells asks it of the rules' first pass: a cell read as a
+    cube in the end is no evidence of the print either. True where no cell vouched (the board was not read on cells'
+    word, or was refused already). (Development seed 570, photo 34, read with photo 35's calibration, another board:
+    the two cells like that board's orange print were wood cubes on a blue one, which the rules' first pass could not
+    tell from empty; read as wood at 1.0 in the end, they had let an empty cell be read as metal.)"""
+    v = read.vouching
+    if v is None:
+        return True
+    return _vouching_cells(read.rect, template, v.bands, v.like_cells, cells, v.need, read.loc.pose, read.line_reach,
+                           v.strips)
+
+
+def _refused_notes(notes: Sequence[str]) -> tuple[str, ...]:
+    """A reading's notes once its board is refused as unlike its calibration: that note, and none on the stickers'
+    light (the board was read with its calibrated print against them)."""
+    kept = [n for n in notes if n not in (STICKER_LIGHT_NOTE, STICKERS_CLIPPED_NOTE, UNLIKE_NOTE_CALIBRATED)]
+    return (*kept, UNLIKE_NOTE_CALIBRATED)
 
 
 def _strips_like_print(rect: _Rectified, template: Template, bands: Mapping[str, Sequence[_BandSample]],
