@@ -1623,19 +1623,21 @@ class _CellsRead:
     #: Per grid, the print's reflectance (linear RGB) the cells were read against.
     print_rgb: Mapping[str, F32] = field(default_factory=dict)
     #: Where cells vouched for the calibrated board (_vouching_cells): what to ask them again once every reader has
-    #: read them (_still_vouched); None where none did.
+    #: read them (_still_vouched); None where none did, or the board was refused already.
     vouching: _Vouching | None = None
 
 
 @dataclass(frozen=True)
 class _Vouching:
     """The evidence a calibrated board was read on (see _vouching_cells): the calibrated grids' print light, the
-    cells like that print, how many must be, and the grids whose print strips may stand in (None: none may)."""
+    cells like that print, how many must be, the grids whose print strips may stand in (None: none may), and the
+    cells the rules' first pass found to be cubes (no evidence of the print, whatever they are read as in the end)."""
 
     bands: Mapping[str, Sequence[_BandSample]]
     like_cells: tuple[CellKey, ...]
     need: int
     strips: Mapping[str, Sequence[_BandSample]] | None
+    first_cubes: frozenset[CellKey]
 
 
 #: Undecided cells the network may decide: questions of shape. A hidden board or a cell out of the photo stays
@@ -1772,9 +1774,10 @@ def _leaning_allows(cell: Cell, label: str, calibrated: bool) -> bool:
     network's answer only where it is the material the rules' colours ranked first and the top is as light as a
     cube's can be (an earlier network, before the print's colour was among its inputs, alone called a pale metal
     cube a tooth, and a shaded one empty, at p >= 0.99; and, with the rules ranking metal first, print in a deep
-    shadow metal). Below NET_ALONE_ACCEPT, that is; at or above it only the light floor, the flat top and lit print
-    where a top would be hold (_unlike_a_top). A cell the rules did not rank takes any answer, but no cube where a
-    top's place shows lit print (TOP_IS_PRINT)."""
+    shadow metal). Below NET_ALONE_ACCEPT, that is; at or above it only the light floor, the flat top, lit print
+    where a top would be and, for an empty answer, a lit top like the cube the rules ranked first hold (_unlike_a_top,
+    TOP_IS_CUBE). A cell the rules did not rank takes any answer, but no cube where a top's place shows lit print
+    (TOP_IS_PRINT)."""
     if not calibrated:
         return True
     if "best" not in cell.features:
@@ -1822,7 +1825,7 @@ def _unlike_a_top(cell: Cell, label: str) -> bool:
     label to a lit top the rules found unlike the print and like a cube (TOP_IS_CUBE)."""
     f = cell.features
     if label not in "WMT":
-        return (label == "." and "best" in f and f["best"] >= 0 and f["d_best"] <= TOP_IS_CUBE
+        return (label == "." and f.get("best", -1.0) >= 0 and f.get("d_best", math.inf) <= TOP_IS_CUBE
                 and TOP_PRINT_LIT <= f.get("r_top", 0.0) <= BRIGHTER_MAX)
     if "e_top" in f and f["e_top"] <= TOP_IS_PRINT and TOP_PRINT_LIT <= f.get("r_top", 0.0) <= BRIGHTER_MAX:
         return True
@@ -2400,7 +2403,8 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
     many = bool(shifted) or SHADED_BAND_REASON in unread.values()
     need = LIKE_PRINT_SHIFTED if many else LIKE_PRINT_MIN
     strips = None if many or covered_grids or flat_excused else calibrated
-    vouching = _Vouching(vouched, tuple(like_cells), need, strips) if like_print >= need and not notes else None
+    vouching = (_Vouching(vouched, tuple(like_cells), need, strips, frozenset(_cube_cells(first)))
+                if like_print >= need and not notes else None)
     if vouching is not None and not _vouching_cells(rect, template, vouched, like_cells, first, need, loc.pose, reaches,
                                                     strips):
         # Refused: the note on the stickers' light (the board read with its calibrated print) no longer holds.
@@ -3659,7 +3663,8 @@ def _ring_like_print(ring: Sequence[F32], ref: tuple[F32, float] | None, pale: b
 
 def _vouching_cells(rect: _Rectified, template: Template, vouched: Mapping[str, Sequence[_BandSample]],
                     like_cells: Sequence[CellKey], first: Mapping[CellKey, Cell], need: int, pose: Pose,
-                    reaches: Mapping[str, float], strips: Mapping[str, Sequence[_BandSample]] | None) -> bool:
+                    reaches: Mapping[str, float], strips: Mapping[str, Sequence[_BandSample]] | None,
+                    cubes_before: Collection[CellKey] = ()) -> bool:
     """Whether ``need`` of the cells that vouched for the calibrated board (_cells_like_print) still do once the
     rules have read the cells (``first``): a cell read as a cube is no evidence of the print, though its top may look
     like it (a tooth's pale top on a cream print), and nor is one the rules found occupied but could not tell the
@@ -3668,12 +3673,10 @@ def _vouching_cells(rect: _Rectified, template: Template, vouched: Mapping[str, 
     (_strips_like_print), as for a board with no cell like its print. (Development seed 557, photo 9, read with photo
     10's calibration, another board: its six cells like that print were all teeth, and an empty cell in a shadow was
     read as wood. Seed 568, photo 31, with photo 32's: two teeth vouched, one of them of unclear colour to the rules,
-    and five empty cells of a wood-coloured print were read as wood.) ``first`` is the rules' first pass, which reads
-    cubes by their colours (and the lit print's second reading) only: a tooth the later material signs read
-    (_tooth_by_lightness, _tooth_top) may be '?' there for not telling empty from occupied, and then still vouches
-    there; _still_vouched asks the same of the final reading."""
-    cubes = {k for k, cell in first.items()
-             if cell.label in ("W", "M", "T") or (cell.label == "?" and cell.reason == "cube colour unclear")}
+    and five empty cells of a wood-coloured print were read as wood.) ``first`` is the rules' first pass (which reads
+    cubes by their colours, and the lit print's second reading, only), or the final reading with the first pass's
+    cubes as ``cubes_before`` (_still_vouched)."""
+    cubes = _cube_cells(first) | set(cubes_before)
     kept = [k for k in like_cells if k not in cubes]
     if len(kept) >= need:
         return True
@@ -3688,12 +3691,21 @@ def _still_vouched(read: _CellsRead, template: Template, cells: Mapping[CellKey,
     cube in the end is no evidence of the print either. True where no cell vouched (the board was not read on cells'
     word, or was refused already). (Development seed 570, photo 34, read with photo 35's calibration, another board:
     the two cells like that board's orange print were wood cubes on a blue one, which the rules' first pass could not
-    tell from empty; read as wood at 1.0 in the end, they had let an empty cell be read as metal.)"""
+    tell from empty; read as wood at 1.0 in the end, they had let an empty cell be read as metal.) A cell the first
+    pass read as a cube vouches no more for being '?' in the end. (With ``read_unfamiliar`` a board refused here is
+    still read as calibrated, without the checks a board refused before the cells are read gets.)"""
     v = read.vouching
     if v is None:
         return True
     return _vouching_cells(read.rect, template, v.bands, v.like_cells, cells, v.need, read.loc.pose, read.line_reach,
-                           v.strips)
+                           v.strips, v.first_cubes)
+
+
+def _cube_cells(cells: Mapping[CellKey, Cell]) -> set[CellKey]:
+    """The cells read as cubes, or found occupied by a cube whose colour the rules could not tell ("cube colour
+    unclear"): no evidence of the print beneath, though a top may look like it (_vouching_cells)."""
+    return {k for k, cell in cells.items()
+            if cell.label in ("W", "M", "T") or (cell.label == "?" and cell.reason == "cube colour unclear")}
 
 
 def _refused_notes(notes: Sequence[str]) -> tuple[str, ...]:

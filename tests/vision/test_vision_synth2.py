@@ -1247,8 +1247,8 @@ def test_another_boards_grid_measured_near_its_calibration_is_not_vouched_for_wi
 ])
 def test_cells_like_the_calibrated_print_that_the_rules_read_as_cubes_do_not_vouch_for_the_board(
         monkeypatch: pytest.MonkeyPatch, seed: int, index: int, wrong_unchecked: bool) -> None:
-    # Development seeds 557 and 558 at 12 MP, each photo read with the next photo's calibration (another board), as
-    # `benchmarks/vision.py --other-boards` reads them. A cell the rules read as a cube is no evidence of the print
+    # Development seeds 557, 558 and 568 at 12 MP, each photo read with the next photo's calibration (another board),
+    # as `benchmarks/vision.py --other-boards` reads them. A cell the rules read as a cube is no evidence of the print
     # (reader._vouching_cells), and then too few cells vouch for the board: refused.
     from vision import reader
 
