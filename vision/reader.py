@@ -2016,7 +2016,7 @@ def _rules_lead(cell: Cell) -> bool:
 #: lightness weighted MATERIAL_L_WEIGHT) and nearer by PHOTO_COLOUR_MARGIN than the next. Development seeds 530-535
 #: (12 MP, calibrated, 14,040 cells): 18 cells more, none wrong. Not for cells the rules read and the first network
 #: disputed, with only the second's "a cube": 27 more on those seeds, none wrong, but a metal cube read as a tooth on
-#: the test set (vision/README, nineteenth session).
+#: the test set (vision/HISTORY.md, nineteenth session).
 PHOTO_COLOUR_CONF = 0.9
 PHOTO_COLOUR_CUBES = 2
 PHOTO_COLOUR_MAX = 8.0
@@ -3892,7 +3892,7 @@ def _board_colour(refs: Sequence[tuple[F64, F32, F32]], loc: Located, template: 
 #: the board moves when the board tilts or the light moves (a darker photo only shrinks it). The reader cannot
 #: always tell the two apart (a pale print clipped all over looks like a highlight's halo), so it says both, the
 #: one that helps more often first. Development seeds 530-532 (12 MP, calibrated, up to two retakes, the first of a
-#: photo with glare a stop darker, synth2.darker_photo): see vision/README.md, thirteenth session.
+#: photo with glare a stop darker, synth2.darker_photo): see vision/HISTORY.md, thirteenth session.
 GLARE_ADVICE = ("lower the exposure (tap the board on the screen and slide the brightness down); if a bright spot "
                 "stays, tilt the board or move the light")
 
