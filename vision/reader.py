@@ -2405,8 +2405,7 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
     strips = None if many or covered_grids or flat_excused else calibrated
     vouching = (_Vouching(vouched, tuple(like_cells), need, strips, frozenset(_cube_cells(first)))
                 if like_print >= need and not notes else None)
-    if vouching is not None and not _vouching_cells(rect, template, vouched, like_cells, vouching.first_cubes, need,
-                                                    loc.pose, reaches, strips):
+    if vouching is not None and not _vouching_cells(rect, template, vouching, vouching.first_cubes, loc.pose, reaches):
         # Refused: the note on the stickers' light (the board read with its calibrated print) no longer holds.
         notes.append(UNLIKE_NOTE_CALIBRATED)
         warnings.clear()
@@ -3661,24 +3660,26 @@ def _ring_like_print(ring: Sequence[F32], ref: tuple[F32, float] | None, pale: b
     return (lightest is None or lightest[0] <= 1 / OWN_RATIO) or any(_print_like(rgb, ref, pale) for rgb in lit)
 
 
-def _vouching_cells(rect: _Rectified, template: Template, vouched: Mapping[str, Sequence[_BandSample]],
-                    like_cells: Sequence[CellKey], cubes: Collection[CellKey], need: int, pose: Pose,
-                    reaches: Mapping[str, float], strips: Mapping[str, Sequence[_BandSample]] | None) -> bool:
-    """Whether ``need`` of the cells that vouched for the calibrated board (_cells_like_print) still do once the
-    rules have read the cells (``cubes``, _cube_cells): a cell read as a cube is no evidence of the print, though its
-    top may look like it (a tooth's pale top on a cream print), and nor is one the rules found occupied but could not
-    tell the cube's colour of ("cube colour unclear"). Where fewer are left, the other cells (not read as cubes) are
-    looked at, and then, if ``strips`` (every calibrated grid's print light) are given, the strips of print beside the
+def _vouching_cells(rect: _Rectified, template: Template, vouching: _Vouching, cubes: Collection[CellKey], pose: Pose,
+                    reaches: Mapping[str, float]) -> bool:
+    """Whether ``vouching.need`` of the cells that vouched for the calibrated board (``vouching.like_cells``,
+    _cells_like_print) still do once the rules have read the cells (``cubes``, _cube_cells): a cell read as a cube is
+    no evidence of the print, though its top may look like it (a tooth's pale top on a cream print), and nor is one the
+    rules found occupied but could not tell the cube's colour of ("cube colour unclear"). Where fewer are left, the
+    other cells (not read as cubes) are looked at, and then, if ``vouching.strips`` (every calibrated grid's print
+    light) are given, the strips of print beside the
     cubes (_strips_like_print), as for a board with no cell like its print. (Development seed 557, photo 9, read with
     photo 10's calibration, another board: its six cells like that print were all teeth, and an empty cell in a
     shadow was read as wood. Seed 568, photo 31, with photo 32's: two teeth vouched, one of them of unclear colour to
     the rules, and five empty cells of a wood-coloured print were read as wood.) ``cubes`` are those of the rules'
     first pass (which reads cubes by their colours, and the lit print's second reading, only), or of the final
     reading together with the first pass's (_still_vouched)."""
-    kept = [k for k in like_cells if k not in cubes]
+    need, strips = vouching.need, vouching.strips
+    kept = [k for k in vouching.like_cells if k not in cubes]
     if len(kept) >= need:
         return True
-    more = _cells_like_print(rect, template, vouched, need - len(kept), pose, reaches, {*cubes, *like_cells})
+    more = _cells_like_print(rect, template, vouching.bands, need - len(kept), pose, reaches,
+                             {*cubes, *vouching.like_cells})
     return (len(kept) + len(more) >= need
             or (strips is not None and _strips_like_print(rect, template, strips, pose, reaches)))
 
@@ -3695,8 +3696,7 @@ def _still_vouched(read: _CellsRead, template: Template, cells: Mapping[CellKey,
     v = read.vouching
     if v is None:
         return True
-    return _vouching_cells(read.rect, template, v.bands, v.like_cells, _cube_cells(cells) | v.first_cubes, v.need,
-                           read.loc.pose, read.line_reach, v.strips)
+    return _vouching_cells(read.rect, template, v, _cube_cells(cells) | v.first_cubes, read.loc.pose, read.line_reach)
 
 
 def _cube_cells(cells: Mapping[CellKey, Cell]) -> set[CellKey]:
