@@ -96,6 +96,46 @@ def test_the_network_multiplies_on_one_blas_thread_and_gives_the_threads_back(mo
     assert blas_threads() == before
 
 
+def test_a_large_batch_is_read_in_two_halves_at_once_each_patch_as_it_reads_alone(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    net = default_net()
+    assert net is not None
+    rng = np.random.default_rng(11)
+    n = cellnet.SPLIT_FROM + 3
+    x = rng.normal(0, 0.5, size=(n, cellnet.CHANNELS, cellnet.PATCH_PX, cellnet.PATCH_PX)).astype(np.float32)
+    x[:, cellnet.FLAT_FROM:] = rng.normal(0, 0.5, size=(n, cellnet.CHANNELS - cellnet.FLAT_FROM, 1, 1))
+    alone = np.concatenate([net.probabilities(x[i:i + 1], views=2) for i in range(n)])
+    threads: list[tuple[str, int]] = []
+    inner = CellNet._probabilities
+
+    def spy(self: CellNet, patches: Any, views: int) -> Any:
+        threads.append((threading.current_thread().name, len(patches)))
+        return inner(self, patches, views)
+
+    monkeypatch.setattr(CellNet, "_probabilities", spy)
+    helper = cellnet.ThreadPoolExecutor(1, thread_name_prefix="half")
+    monkeypatch.setattr(cellnet, "_helper", lambda: helper)
+    try:
+        together = net.probabilities(x, views=2)
+        # Row i is patch i's, whichever thread read it, and to 1e-6 what it gives read alone.
+        assert np.allclose(together, alone, atol=1e-6)
+        assert sorted(size for _, size in threads) == [n // 2, n - n // 2]
+        assert len({name for name, _ in threads}) == 2
+        # A batch smaller than SPLIT_FROM is read on this thread alone, and so is any batch on a single core.
+        here = threading.current_thread().name
+        threads.clear()
+        net.probabilities(x[:cellnet.SPLIT_FROM - 1], views=2)
+        assert threads == [(here, cellnet.SPLIT_FROM - 1)]
+    finally:
+        helper.shutdown()
+    threads.clear()
+    monkeypatch.setattr(cellnet, "_helper", lambda: None)
+    assert np.allclose(net.probabilities(x, views=2), alone, atol=1e-6)
+    assert threads == [(here, n)]
+
+
 def test_weights_for_another_shape_are_refused(tmp_path: Path) -> None:
     path = tmp_path / "bad.npz"
     np.savez(path, **{"conv0.w": np.zeros((8, 3, 3, 3), np.float32), "conv0.b": np.zeros(8, np.float32),
