@@ -6,6 +6,8 @@
     python benchmarks/vision.py --renderer second --calibrated --retakes 2   # the app's flow: set up, retakes
     python benchmarks/vision.py --renderer second --calibrated --other-boards   # + each photo, another board's set-up
     python benchmarks/vision.py --labelled FOLDER   # photos saved by `fujikoro vision collect`
+    python benchmarks/vision.py --renderer second --seed 568 --count 30 --calibrated --bad 0 --dice 0 --helper-ab
+                                                    # each photo with and without the networks' helper thread
 
 The photos are rendered by vision.synth (``--renderer second``: vision.synth2, an independent renderer the
 reader is never tuned on; its test seed is synth2.TEST_SEED, tuning may only use synth2.TUNE_SEEDS) into a
@@ -286,6 +288,11 @@ def main() -> int:
                         help="second renderer, with --calibrated: also read each photo with the next photo's "
                              "calibration (another board), to check such boards are refused or read without a "
                              "confident error")
+    parser.add_argument("--helper-ab", action="store_true",
+                        help="second renderer: instead of the figures, read each photo alternately with the cell "
+                             "networks' helper thread and without it (vision.cellnet.USE_HELPER), twice each, and "
+                             "print both medians of each photo's faster read and the median per-photo ratio (within "
+                             "one process, so the machine's drift from run to run cancels); the readings must match")
     parser.add_argument("--dice", type=int, default=60, help="dice-tray photos to render and read (0 to skip)")
     parser.add_argument("--rows", type=int, default=0,
                         help="White Castle dice-row photos to render and read (0 to skip)")
@@ -482,6 +489,44 @@ def calibration_geometry(templates: dict[Path, Template | str], printed: Templat
             f"{statistics.median(offs):.2f} mm, {over}")
 
 
+def helper_ab(paths: list[Path], templates: dict[Path, Template | str] | None) -> int:
+    """Each photo read four times, decode included, alternating with the cell networks' helper thread (the second
+    core) and without it, in the order with, without, without, with; per photo the faster read of each kind. Prints
+    the medians and the median of the per-photo ratios; exit status 1 if a cell read differently."""
+    from vision import cellnet
+
+    default_template = load_template()
+    best: dict[bool, list[float]] = {True: [], False: []}
+    differ = 0
+    for path in paths:
+        template = (templates or {}).get(path, default_template)
+        if isinstance(template, str):
+            continue
+        fastest = {True: float("inf"), False: float("inf")}
+        labels: dict[bool, list[str] | None] = {}
+        for on in (True, False, False, True):
+            cellnet.USE_HELPER = on
+            start = time.perf_counter()
+            try:
+                cells = read_board(load_photo(path), template).cells
+                labels[on] = [c.label for c in cells]
+            except PhotoError as error:
+                labels[on] = [str(error)]
+            fastest[on] = min(fastest[on], time.perf_counter() - start)
+        cellnet.USE_HELPER = True
+        differ += labels[True] != labels[False]
+        for on in (True, False):
+            best[on].append(fastest[on])
+    if not best[True]:
+        print("no photo to read")
+        return 1
+    ratio = statistics.median(a / b for a, b in zip(best[True], best[False], strict=True))
+    with_, without = (1000 * statistics.median(best[on]) for on in (True, False))
+    print(f"{len(best[True])} photos, each photo's faster of two reads: median {with_:.0f} ms with the helper thread, "
+          f"{without:.0f} ms without; median per-photo ratio {ratio:.3f}; photos read differently: {differ}")
+    return 1 if differ else 0
+
+
 def main_second(args: argparse.Namespace, w: int, h: int, root: Path) -> int:
     """The independent renderer's photos: ordinary ones, then stickers without reference patches and
     dark-printed grids (an uncalibrated board printed darker than the template)."""
@@ -498,6 +543,8 @@ def main_second(args: argparse.Namespace, w: int, h: int, root: Path) -> int:
     templates = calibrated_templates(paths, seed, look) if args.calibrated else None
     if templates is not None:
         print(calibration_geometry(templates, load_template()), flush=True)
+    if args.helper_ab:
+        return helper_ab(paths, templates)
     result = evaluate(paths, args.verbose, not args.no_net, templates)
     report("second renderer, ordinary photos, one photo each" + cal, result)
     if args.other_boards and templates is not None and len(paths) > 1:

@@ -25,7 +25,7 @@ benchmark's test sets never use and trains with PyTorch (a development-only depe
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
@@ -236,6 +236,9 @@ def _thread_pools() -> ThreadpoolController:
 #: more: on the 2-core development machine, 12 patches (two views each) took 3.7 ms so against 5.3 ms on one
 #: thread, 36 took 9.5 against 15.2 ms; 6 took longer (3.1 against 2.8 ms).
 SPLIT_FROM = 12
+#: Whether large batches go to the helper thread at all (``benchmarks/vision.py --helper-ab`` reads each photo with
+#: and without it).
+USE_HELPER = True
 
 
 @lru_cache(maxsize=1)
@@ -260,21 +263,27 @@ class CellNet:
 
     def probabilities(self, patches: F32, views: int = 1) -> F32:
         """(N, CHANNELS, PATCH_PX, PATCH_PX) -> (N, len(LABELS)) probabilities, averaged over the first
-        ``views`` symmetries of the square (1: the patch as it is; 4: its quarter turns). A batch of SPLIT_FROM
-        patches or more is read in two halves at once, the second on a helper thread (``_helper``)."""
+        ``views`` symmetries of the square (1: the patch as it is; 4: its quarter turns)."""
+        return self.probabilities_of(lambda i, j: patches[i:j], len(patches), views)
+
+    def probabilities_of(self, cut: Callable[[int, int], F32], n: int, views: int = 1) -> F32:
+        """``probabilities(cut(0, n), views)``, where ``cut(i, j)`` gives the patches of items i to j - 1 (each
+        patch its own item's alone): a batch of SPLIT_FROM or more is cut and read in two halves at once, the
+        second on a helper thread (``_helper``)."""
         # One BLAS thread per product: the products here are a few megaflops each, too small to share. With the
         # second core's BLAS thread the reads took as long or longer and half as much CPU again (on the 2-core
         # machine the benchmark runs on), the thread spinning for work after each product. The second core is
         # better used on the other half of the batch: each patch's probabilities are its own (the same to 1e-7
-        # whatever else is in the batch), and numpy lets go of the interpreter for the products and copies.
+        # whatever else is in the batch), and numpy and OpenCV let go of the interpreter for the products, the
+        # copies and the scaling.
         with _thread_pools().limit(limits=1, user_api="blas"):
-            helper = _helper() if len(patches) >= SPLIT_FROM else None
+            helper = _helper() if n >= SPLIT_FROM and USE_HELPER else None
             if helper is None:
-                return self._probabilities(patches, views)
-            half = len(patches) // 2
-            later = helper.submit(self._probabilities, patches[half:], views)
+                return self._probabilities(cut(0, n), views)
+            half = n // 2
+            later = helper.submit(lambda: self._probabilities(cut(half, n), views))
             try:
-                first = self._probabilities(patches[:half], views)
+                first = self._probabilities(cut(0, half), views)
             finally:
                 rest = later.result()
             return np.concatenate([first, rest])

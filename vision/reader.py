@@ -1656,6 +1656,12 @@ def cell_patches(read: _CellsRead, template: Template, keys: Sequence[CellKey]) 
                            [pose.top_shift(x, y, cube) for x, y in centres], cube, [read.print_rgb[k[0]] for k in keys])
 
 
+def _net_reads(net: CellNet, read: _CellsRead, template: Template, keys: Sequence[CellKey]) -> F32:
+    """A network's probabilities for these cells (``cellnet.VIEWS`` views of each cell's patch); the patches of half
+    of a large batch are cut and read on the network's helper thread (``CellNet.probabilities_of``)."""
+    return net.probabilities_of(lambda i, j: cell_patches(read, template, keys[i:j]), len(keys), views=cellnet.VIEWS)
+
+
 #: The network may decide undecided cells of calibrated grids unlike the template's print (it was trained on
 #: both renderers' calibrated boards, with domain randomisation), within the rules' leaning (_leaning_allows).
 #: Second-renderer development seeds, calibrated: 25-32 % wrong or '?' with it (501, 506-511), 28-36 % without
@@ -1874,7 +1880,7 @@ def _second_look(read: _CellsRead, template: Template, model: CellNet, *,
     keys = undecided + checked
     if not keys:
         return _paired(read.cells, read, template, model, check, familiar) if check is not None else read.cells
-    probs = model.probabilities(cell_patches(read, template, keys), views=cellnet.VIEWS)
+    probs = _net_reads(model, read, template, keys)
     out = dict(read.cells)
     # Cells the first network's answer decides: (that reading, the reading without it).
     said: dict[CellKey, tuple[Cell, Cell]] = {}
@@ -1925,7 +1931,7 @@ def _confirmed(cells: Mapping[CellKey, Cell], said: Mapping[CellKey, tuple[Cell,
     out = dict(cells)
     if not keys:
         return out
-    for key, p in zip(keys, check.probabilities(cell_patches(read, template, keys), views=cellnet.VIEWS), strict=True):
+    for key, p in zip(keys, _net_reads(check, read, template, keys), strict=True):
         decided, without = said[key]
         agree = float(p[cellnet.LABELS.index(decided.label)])
         if agree >= NET_PAIR_ACCEPT:
@@ -2053,7 +2059,7 @@ def _photo_colours(cells: Mapping[CellKey, Cell], read: _CellsRead, template: Te
     agrees = {k: cells[k].features["check_p"] for k in ask if "check_p" in cells[k].features}
     unseen = [k for k in ask if k not in agrees]
     if unseen:
-        probs = check.probabilities(cell_patches(read, template, unseen), views=cellnet.VIEWS)
+        probs = _net_reads(check, read, template, unseen)
         agrees.update({k: float(p[cellnet.LABELS.index(ask[k])]) for k, p in zip(unseen, probs, strict=True)})
     for key, agree in agrees.items():
         cell = out[key]
@@ -2135,14 +2141,13 @@ def _paired(cells: Mapping[CellKey, Cell], read: _CellsRead, template: Template,
     out = dict(cells)
     unseen = [k for k in ask if "net_p" not in out[k].features]
     if unseen:
-        for key, p in zip(unseen, model.probabilities(cell_patches(read, template, unseen), views=cellnet.VIEWS),
-                          strict=True):
+        for key, p in zip(unseen, _net_reads(model, read, template, unseen), strict=True):
             out[key] = replace(out[key], features={**out[key].features, **_net_answer(p)[1]})
     ask = [k for k in ask if (out[k].features["net_p"] >= NET_PAIR_ACCEPT or _rules_lead(out[k]))
            and not _unlike_a_top(out[k], cellnet.LABELS[int(out[k].features["net_best"])])]
     if not ask:
         return out
-    for key, p in zip(ask, check.probabilities(cell_patches(read, template, ask), views=cellnet.VIEWS), strict=True):
+    for key, p in zip(ask, _net_reads(check, read, template, ask), strict=True):
         cell = out[key]
         best = int(cell.features["net_best"])
         agree = float(p[best])
@@ -2583,8 +2588,7 @@ def _flat_on_pale(cells: Mapping[CellKey, Cell], read: _CellsRead, template: Tem
                                 features={**cell.features, "edges": edge})
     white = [k for k in flat if cells[k].features.get("white", 1.0) >= GLARE_WHITE_MAX]
     if white and check is not None:
-        for key, p in zip(white, check.probabilities(cell_patches(read, template, white), views=cellnet.VIEWS),
-                          strict=True):
+        for key, p in zip(white, _net_reads(check, read, template, white), strict=True):
             agree = float(p[cellnet.LABELS.index(".")])
             if agree >= NET_PAIR_ACCEPT:
                 cell = flat[key]
@@ -2775,7 +2779,7 @@ def _edges_second_look(before: Mapping[CellKey, Cell], vetoed: dict[CellKey, Cel
             sure[k] = f["net_agree"]
     ask = [k for k in keys if k not in sure]
     if ask:
-        probs = model.probabilities(cell_patches(read, template, ask), views=cellnet.VIEWS)
+        probs = _net_reads(model, read, template, ask)
         sure.update({k: float(p[empty]) for k, p in zip(ask, probs, strict=True)})
     wood_print = {g for g in {k[0] for k in keys} if _wood_print(linear_rgb_to_lab(read.print_rgb[g]))}
     standing = [k for k in keys if sure[k] >= (EDGES_WOOD_PRINT_ACCEPT if k[0] in wood_print else cellnet.ACCEPT)
@@ -2788,7 +2792,7 @@ def _edges_second_look(before: Mapping[CellKey, Cell], vetoed: dict[CellKey, Cel
                    and int(before[k].features["net_best"]) == empty}
         unasked = [k for k in standing if k not in checked]
         if unasked:
-            probs = check.probabilities(cell_patches(read, template, unasked), views=cellnet.VIEWS)
+            probs = _net_reads(check, read, template, unasked)
             checked.update({k: float(p[empty]) for k, p in zip(unasked, probs, strict=True)})
     out = dict(vetoed)
     for key in standing:

@@ -118,11 +118,20 @@ def test_a_large_batch_is_read_in_two_halves_at_once_each_patch_as_it_reads_alon
     helper = cellnet.ThreadPoolExecutor(1, thread_name_prefix="half")
     monkeypatch.setattr(cellnet, "_helper", lambda: helper)
     try:
-        together = net.probabilities(x, views=2)
-        # Row i is patch i's, whichever thread read it, and to 1e-6 what it gives read alone.
+        cuts: list[tuple[str, int, int]] = []
+
+        def cut(i: int, j: int) -> Any:
+            cuts.append((threading.current_thread().name, i, j))
+            return x[i:j]
+
+        together = net.probabilities_of(cut, n, views=2)
+        # Row i is patch i's, whichever thread cut and read it, and to 1e-6 what it gives read alone.
         assert np.allclose(together, alone, atol=1e-6)
         assert sorted(size for _, size in threads) == [n // 2, n - n // 2]
         assert len({name for name, _ in threads}) == 2
+        assert sorted((i, j) for _, i, j in cuts) == [(0, n // 2), (n // 2, n)]
+        assert sorted((name, j - i) for name, i, j in cuts) == sorted(threads)  # each half cut where it is read
+        assert np.allclose(net.probabilities(x, views=2), alone, atol=1e-6)
         # A batch smaller than SPLIT_FROM is read on this thread alone, and so is any batch on a single core.
         here = threading.current_thread().name
         threads.clear()
