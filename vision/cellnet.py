@@ -233,7 +233,7 @@ def _thread_pools() -> ThreadpoolController:
 
 
 #: Batches of this many patches or more are read in two halves on two threads where the process has two cores or
-#: more: on the 2-core development machine, 12 patches (two views each) took 3.7 ms so against 5.3 ms on one
+#: more: on the 2-core development machine, 12 patches (two views each) took 3.7 ms in halves against 5.3 ms on one
 #: thread, 36 took 9.5 against 15.2 ms; 6 took longer (3.1 against 2.8 ms).
 SPLIT_FROM = 12
 #: Whether large batches go to the helper thread at all (``benchmarks/vision.py --helper-ab`` reads each photo with

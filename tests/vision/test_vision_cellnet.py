@@ -99,6 +99,7 @@ def test_the_network_multiplies_on_one_blas_thread_and_gives_the_threads_back(mo
 def test_a_large_batch_is_read_in_two_halves_at_once_each_patch_as_it_reads_alone(
         monkeypatch: pytest.MonkeyPatch) -> None:
     import threading
+    from concurrent.futures import ThreadPoolExecutor
 
     net = default_net()
     assert net is not None
@@ -115,7 +116,7 @@ def test_a_large_batch_is_read_in_two_halves_at_once_each_patch_as_it_reads_alon
         return inner(self, patches, views)
 
     monkeypatch.setattr(CellNet, "_probabilities", spy)
-    helper = cellnet.ThreadPoolExecutor(1, thread_name_prefix="half")
+    helper = ThreadPoolExecutor(1, thread_name_prefix="half")
     monkeypatch.setattr(cellnet, "_helper", lambda: helper)
     try:
         cuts: list[tuple[str, int, int]] = []
