@@ -248,6 +248,12 @@ def _helper() -> ThreadPoolExecutor | None:
     return ThreadPoolExecutor(max_workers=1, thread_name_prefix="cellnet") if cores > 1 else None
 
 
+if hasattr(os, "register_at_fork"):
+    # A process forked after the helper started has no such thread (its executor would wait for it for ever): the
+    # child starts its own on first use.
+    os.register_at_fork(after_in_child=_helper.cache_clear)
+
+
 @dataclass(frozen=True)
 class CellNet:
     """Convolutions as (``conv_matrix``, bias) pairs, then dense layers as (weights (in, out), bias): the file's

@@ -3,6 +3,7 @@ decides on full-size benchmark-recipe photos where the rules alone say '?'."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -144,6 +145,32 @@ def test_a_large_batch_is_read_in_two_halves_at_once_each_patch_as_it_reads_alon
     monkeypatch.setattr(cellnet, "_helper", lambda: None)
     assert np.allclose(net.probabilities(x, views=2), alone, atol=1e-6)
     assert threads == [(here, n)]
+
+
+def _read_large_batch_in_child(out: Any) -> None:
+    net = default_net()
+    assert net is not None
+    x = np.zeros((cellnet.SPLIT_FROM, cellnet.CHANNELS, cellnet.PATCH_PX, cellnet.PATCH_PX), np.float32)
+    out.put(net.probabilities(x, views=2).shape)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this system")
+def test_a_process_forked_after_the_helper_started_reads_large_batches_too() -> None:
+    import multiprocessing
+
+    net = default_net()
+    assert net is not None
+    x = np.zeros((cellnet.SPLIT_FROM, cellnet.CHANNELS, cellnet.PATCH_PX, cellnet.PATCH_PX), np.float32)
+    net.probabilities(x, views=2)  # the helper thread runs in this process now
+    context = multiprocessing.get_context("fork")
+    out = context.Queue()
+    child = context.Process(target=_read_large_batch_in_child, args=(out,))
+    child.start()
+    child.join(timeout=120)
+    if child.is_alive():
+        child.kill()
+        pytest.fail("the forked process waited for a helper thread it does not have")
+    assert child.exitcode == 0 and out.get(timeout=5) == (cellnet.SPLIT_FROM, len(cellnet.LABELS))
 
 
 def test_weights_for_another_shape_are_refused(tmp_path: Path) -> None:
