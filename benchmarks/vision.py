@@ -492,7 +492,8 @@ def calibration_geometry(templates: dict[Path, Template | str], printed: Templat
 def helper_ab(paths: list[Path], templates: dict[Path, Template | str] | None) -> int:
     """Each photo read four times, decode included, alternating with the cell networks' helper thread (the second
     core) and without it, in the order with, without, without, with; per photo the faster read of each kind. Prints
-    the medians and the median of the per-photo ratios; exit status 1 if a cell read differently."""
+    the medians and the median of the per-photo ratios; exit status 1 if the four reads of a photo did not all give
+    every cell the same label and reason."""
     from vision import cellnet
 
     default_template = load_template()
@@ -503,18 +504,20 @@ def helper_ab(paths: list[Path], templates: dict[Path, Template | str] | None) -
         if isinstance(template, str):
             continue
         fastest = {True: float("inf"), False: float("inf")}
-        labels: dict[bool, list[str] | None] = {}
-        for on in (True, False, False, True):
-            cellnet.USE_HELPER = on
-            start = time.perf_counter()
-            try:
-                cells = read_board(load_photo(path), template).cells
-                labels[on] = [c.label for c in cells]
-            except PhotoError as error:
-                labels[on] = [str(error)]
-            fastest[on] = min(fastest[on], time.perf_counter() - start)
-        cellnet.USE_HELPER = True
-        differ += labels[True] != labels[False]
+        readings: set[tuple[str, ...]] = set()
+        try:
+            for on in (True, False, False, True):
+                cellnet.USE_HELPER = on
+                start = time.perf_counter()
+                try:
+                    cells = read_board(load_photo(path), template).cells
+                    readings.add(tuple(f"{c.label} {c.reason}" for c in cells))
+                except PhotoError as error:
+                    readings.add((str(error),))
+                fastest[on] = min(fastest[on], time.perf_counter() - start)
+        finally:
+            cellnet.USE_HELPER = True
+        differ += len(readings) > 1
         for on in (True, False):
             best[on].append(fastest[on])
     if not best[True]:

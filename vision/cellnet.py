@@ -25,6 +25,7 @@ benchmark's test sets never use and trains with PyTorch (a development-only depe
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -241,6 +242,15 @@ SPLIT_FROM = 12
 USE_HELPER = True
 
 
+class _HelperFlag(threading.local):
+    """Whether this thread is running the helper's half of a batch (per thread)."""
+
+    active = False
+
+
+_ON_HELPER = _HelperFlag()
+
+
 @lru_cache(maxsize=1)
 def _helper() -> ThreadPoolExecutor | None:
     """The thread that reads the second half of a large batch, or None on a single core (started once)."""
@@ -279,20 +289,31 @@ class CellNet:
         # One BLAS thread per product: the products here are a few megaflops each, too small to share. With the
         # second core's BLAS thread the reads took as long or longer and half as much CPU again (on the 2-core
         # machine the benchmark runs on), the thread spinning for work after each product. The second core is
-        # better used on the other half of the batch: each patch's probabilities are its own (the same to 1e-7
-        # whatever else is in the batch), and numpy and OpenCV let go of the interpreter for the products, the
+        # better used on the other half of the batch: each patch's probabilities are its own (the same to about
+        # 1e-7 whatever else is in the batch), and numpy and OpenCV let go of the interpreter for the products, the
         # copies and the scaling.
         with _thread_pools().limit(limits=1, user_api="blas"):
-            helper = _helper() if n >= SPLIT_FROM and USE_HELPER else None
+            # (On the helper thread itself a batch is read there: it would otherwise wait for itself.)
+            helper = _helper() if n >= SPLIT_FROM and USE_HELPER and not _ON_HELPER.active else None
             if helper is None:
                 return self._probabilities(cut(0, n), views)
             half = n // 2
-            later = helper.submit(lambda: self._probabilities(cut(half, n), views))
+            later = helper.submit(self._second_half, cut, half, n, views)
             try:
                 first = self._probabilities(cut(0, half), views)
             finally:
                 rest = later.result()
             return np.concatenate([first, rest])
+
+    def _second_half(self, cut: Callable[[int, int], F32], half: int, n: int, views: int) -> F32:
+        """The helper thread's part of ``probabilities_of``. The BLAS limit is entered here too: with an OpenMP
+        BLAS a thread's limit is its own (with a pthreads one, as numpy's wheels ship, the caller's holds already)."""
+        _ON_HELPER.active = True
+        try:
+            with _thread_pools().limit(limits=1, user_api="blas"):
+                return self._probabilities(cut(half, n), views)
+        finally:
+            _ON_HELPER.active = False
 
     def _probabilities(self, patches: F32, views: int) -> F32:
         x = np.asarray(patches, dtype=np.float32)

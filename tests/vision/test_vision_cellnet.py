@@ -147,6 +147,33 @@ def test_a_large_batch_is_read_in_two_halves_at_once_each_patch_as_it_reads_alon
     assert threads == [(here, n)]
 
 
+def test_a_large_batch_asked_for_on_the_helper_thread_is_read_there(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The helper is one thread: a batch it asked to split would wait for itself.
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    net = default_net()
+    assert net is not None
+    n = cellnet.SPLIT_FROM
+    x = np.zeros((n, cellnet.CHANNELS, cellnet.PATCH_PX, cellnet.PATCH_PX), np.float32)
+    helper = ThreadPoolExecutor(1, thread_name_prefix="half")  # its own, so a hang leaves the shared one alone
+    monkeypatch.setattr(cellnet, "_helper", lambda: helper)
+    nested: list[Any] = []
+
+    def cut(i: int, j: int) -> Any:
+        if threading.current_thread().name.startswith("half"):
+            nested.append(net.probabilities(x, views=2))
+        return x[i:j]
+
+    done: list[Any] = []
+    caller = threading.Thread(target=lambda: done.append(net.probabilities_of(cut, n, views=2)), daemon=True)
+    caller.start()
+    caller.join(timeout=60)
+    assert not caller.is_alive(), "the helper thread waited for itself"
+    helper.shutdown()
+    assert len(nested) == 1 and nested[0].shape == (n, len(cellnet.LABELS)) and done[0].shape == nested[0].shape
+
+
 def _read_large_batch_in_child(out: Any) -> None:
     net = default_net()
     assert net is not None
