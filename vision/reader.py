@@ -2410,7 +2410,7 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
     strips = None if many or covered_grids or flat_excused else calibrated
     vouching = (_Vouching(vouched, tuple(like_cells), need, strips, frozenset(_cube_cells(first)))
                 if like_print >= need and not notes else None)
-    if vouching is not None and not _vouching_cells(rect, template, vouching, vouching.first_cubes, loc.pose, reaches):
+    if vouching is not None and not _vouching_cells(rect, template, vouching, loc.pose, reaches):
         # Refused: the note on the stickers' light (the board read with its calibrated print) no longer holds.
         notes.append(UNLIKE_NOTE_CALIBRATED)
         warnings.clear()
@@ -3664,10 +3664,11 @@ def _ring_like_print(ring: Sequence[F32], ref: tuple[F32, float] | None, pale: b
     return (lightest is None or lightest[0] <= 1 / OWN_RATIO) or any(_print_like(rgb, ref, pale) for rgb in lit)
 
 
-def _vouching_cells(rect: _Rectified, template: Template, vouching: _Vouching, cubes: Collection[CellKey], pose: Pose,
-                    reaches: Mapping[str, float]) -> bool:
+def _vouching_cells(rect: _Rectified, template: Template, vouching: _Vouching, pose: Pose,
+                    reaches: Mapping[str, float], read_since: Collection[CellKey] = ()) -> bool:
     """Whether ``vouching.need`` of the cells that vouched for the calibrated board (``vouching.like_cells``,
-    _cells_like_print) still do once the rules have read the cells (``cubes``, _cube_cells): a cell read as a cube is
+    _cells_like_print) still do once the cells are read (``cubes``: those the rules' first pass read as cubes,
+    ``vouching.first_cubes``, and those read as cubes since, ``read_since``; _cube_cells): a cell read as a cube is
     no evidence of the print, though its top may look like it (a tooth's pale top on a cream print), and nor is one the
     rules found occupied but could not tell the cube's colour of ("cube colour unclear"). Where fewer are left, the
     other cells (not read as cubes) are looked at, and then, if ``vouching.strips`` (every calibrated grid's print
@@ -3675,10 +3676,10 @@ def _vouching_cells(rect: _Rectified, template: Template, vouching: _Vouching, c
     cubes (_strips_like_print), as for a board with no cell like its print. (Development seed 557, photo 9, read with
     photo 10's calibration, another board: its six cells like that print were all teeth, and an empty cell in a
     shadow was read as wood. Seed 568, photo 31, with photo 32's: two teeth vouched, one of them of unclear colour to
-    the rules, and five empty cells of a wood-coloured print were read as wood.) ``cubes`` are those of the rules'
-    first pass (which reads cubes by their colours, and the lit print's second reading, only), or of the final
-    reading together with the first pass's (_still_vouched)."""
+    the rules, and five empty cells of a wood-coloured print were read as wood.) The first pass reads cubes by their
+    colours, and the lit print's second reading, only; ``read_since`` are the final reading's (_still_vouched)."""
     need, strips = vouching.need, vouching.strips
+    cubes = {*vouching.first_cubes, *read_since}
     kept = [k for k in vouching.like_cells if k not in cubes]
     if len(kept) >= need:
         return True
@@ -3700,7 +3701,7 @@ def _still_vouched(read: _CellsRead, template: Template, cells: Mapping[CellKey,
     v = read.vouching
     if v is None:
         return True
-    return _vouching_cells(read.rect, template, v, _cube_cells(cells) | v.first_cubes, read.loc.pose, read.line_reach)
+    return _vouching_cells(read.rect, template, v, read.loc.pose, read.line_reach, _cube_cells(cells))
 
 
 def _cube_cells(cells: Mapping[CellKey, Cell]) -> set[CellKey]:
