@@ -1935,6 +1935,17 @@ def _second_look(read: _CellsRead, template: Template, model: CellNet, *,
 TOOTH_CHECK = 0.65
 
 
+def tooth_doubted(cell: Cell) -> bool:
+    """Whether a cell is '?' because the second network doubted the rules' tooth (TOOTH_CHECK, or RULES_LEAD_CHECK's
+    ask of a tooth read with little margin, at a word under TOOTH_CHECK): such a photo gives no word for a tooth to
+    another photo's reading (vision.retake.support). Development seed 575, photo 52: the retake (the board tilted, the
+    light moved) read the pale metal cube as a tooth past every check (the rules 1.0, the networks 0.948 and 0.899),
+    and with the first photo's doubted tooth as its second word the merged reading was a confident error."""
+    f = cell.features
+    return (cell.label == "?" and cell.reason == DISAGREE_REASON
+            and f.get("rules_read") == float(cellnet.LABELS.index("T")) and f.get("check_p", 1.0) < TOOTH_CHECK)
+
+
 def _confirmed(cells: Mapping[CellKey, Cell], said: Mapping[CellKey, tuple[Cell, Cell]], read: _CellsRead,
                template: Template, check: CellNet, teeth: Sequence[CellKey] = ()) -> dict[CellKey, Cell]:
     """On calibrated grids no answer of the second look is the first network's alone: a cell it decided (``said``:

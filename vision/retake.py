@@ -62,6 +62,7 @@ from vision.reader import (
     Cell,
     PhotoError,
     retake_reason,
+    tooth_doubted,
 )
 
 UNSURE = "?"
@@ -144,11 +145,13 @@ def leanings(cell: Cell) -> frozenset[str]:
 
 def support(cell: Cell) -> frozenset[str]:
     """The labels a photo gives its word for: what it read, or for a cell it left ``?`` the rules' reading a
-    network doubted (a network's leaning is no word for a label, nor a reading a veto doubted)."""
+    network doubted (a network's leaning is no word for a label, nor a reading a veto doubted, nor a tooth the second
+    network doubted: reader.tooth_doubted)."""
     if cell.label != UNSURE:
         return frozenset({cell.label})
     f = cell.features
-    return frozenset({LABELS[int(f["rules_read"])]} if "rules_read" in f and cell.reason not in VETOES else set())
+    return frozenset({LABELS[int(f["rules_read"])]} if "rules_read" in f and cell.reason not in VETOES
+                     and not tooth_doubted(cell) else set())
 
 
 def doubts(cell: Cell) -> frozenset[str]:

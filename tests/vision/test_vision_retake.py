@@ -123,6 +123,31 @@ def test_a_reading_only_a_network_made_does_not_settle_what_another_photo_doubte
     assert leanings(_cell("?", "cube colour unclear", net_best=1.0, net_p=0.4)) == set()
 
 
+def test_a_tooth_the_second_network_doubted_is_no_word_for_a_tooth() -> None:
+    # Development seed 575, photo 52, helmet[1][1], a pale grey metal cube: the first photo's rules read a tooth, the
+    # first network agreed at 0.88 and the second gave it 0.61 (under reader.TOOTH_CHECK), so '?'; the retake (the
+    # board tilted, the light moved) read it as a tooth past every check (the second network at 0.899). The doubted
+    # tooth was the retake's second word and the merged cell a confident error; now the retake's tooth waits for
+    # another photo's word.
+    from vision.cellnet import LABELS
+    from vision.reader import TOOTH_CHECK, tooth_doubted
+    from vision.retake import support
+
+    doubted = _cell("?", DOUBTED, rules_read=2.0, net_best=2.0, net_p=0.883, net_agree=0.883, check_p=0.611)
+    assert tooth_doubted(doubted) and support(doubted) == set()
+    retake = _cell("T", rules_read=2.0, net_best=2.0, net_p=0.948, net_agree=0.948, check_p=0.899)
+    merged = merge_cell(doubted, retake)
+    assert merged.label == "?" and merged.reason == UNCONFIRMED_REASON
+    # A third photo's tooth is the second word.
+    assert merge_cell(merged, retake).label == "T"
+    # Where the second network gave the tooth TOOTH_CHECK or more, or doubted another material, the rules' reading
+    # is still a word (the first network's doubt alone, as before).
+    for other in (replace(doubted, features={**doubted.features, "check_p": TOOTH_CHECK}),
+                  _cell("?", DOUBTED, rules_read=0.0, net_best=0.0, net_p=0.7, check_p=0.3)):
+        assert not tooth_doubted(other) and support(other) == {LABELS[int(other.features["rules_read"])]}
+    assert merge_cell(replace(doubted, features={**doubted.features, "check_p": TOOTH_CHECK}), retake).label == "T"
+
+
 def test_a_networks_doubt_in_another_photo_keeps_two_rule_readings_from_filling_a_cell() -> None:
     # Development seed 530, photo 50 (a board the exposure clips), a metal cube: glare in the first photo; the
     # photo a stop darker read it empty past the glare (the rules and both networks); a photo in another scene
