@@ -1585,8 +1585,8 @@ def read_board(image: U8, template: Template, *, cube_lab: Mapping[str, Sequence
     if not read.refuse and not _still_vouched(read, template, cells_by_key):
         read = replace(read, refuse=True, notes=_refused_notes(read.notes))
     if read.refuse and not read_unfamiliar:
-        cells_by_key = {k: replace(c, label="?", confidence=0.0, reason=UNFAMILIAR_REASON)
-                        for k, c in cells_by_key.items()}
+        refused = UNVOUCHED_REASON if UNVOUCHED_NOTE in read.notes else UNFAMILIAR_REASON
+        cells_by_key = {k: replace(c, label="?", confidence=0.0, reason=refused) for k, c in cells_by_key.items()}
     keys = list(read.cells)
     cells = [cells_by_key[k] for k in keys]
     grids = {g.name: tuple("".join(cells_by_key[(g.name, r, c)].label for c in range(g.cols)) for r in range(g.rows))
@@ -2321,7 +2321,11 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
     for name in covered_grids:
         unread.setdefault(name, COVERED_GRID_REASON)
     if not_as_calibrated and not notes:
-        notes.append(UNLIKE_NOTE_CALIBRATED)
+        # Refused for want of print to vouch for the board alone (no grid's flat cells unlike their calibration, and
+        # too few flat cells to vouch at all: a full board seen from low down) is a matter of this photo: say so.
+        too_little = (not_as_calibrated == ["board"] and not covered_grids
+                      and sum(len(flat) for flat in flat_cells.values()) < LIKE_PRINT_MIN)
+        notes.append(UNVOUCHED_NOTE if too_little else UNLIKE_NOTE_CALIBRATED)
     warnings: list[str] = []
     if shifted and not notes:
         # The calibrated grids look like their calibration against their own print around them (the checks above
@@ -3567,6 +3571,17 @@ UNFAMILIAR_L_WEIGHT = 0.35
 PRINT_UNLIKE = 15.0
 UNLIKE_NOTE_CALIBRATED = ("the board in this photo looks unlike its calibration (its print has another colour); "
                           "if it is another board, set up the camera for it (Gear > Set up the camera)")
+#: A calibrated board refused only because too little of its grids' print shows to vouch for it (fewer than
+#: LIKE_PRINT_MIN flat cells in all, none unlike its calibration; the print around the grids may match it): the board
+#: may well be the calibrated one, seen so that its cubes and their shadows hide the empty cells' print. Development
+#: seed 574, photo 53: the camera 272 mm over the board's plane and beyond its edge, 32 of 39 cells holding cubes, each
+#: empty cell crossed by a neighbour's cube or shadow, the print around the grids 0.8-2.9 Lab units from its
+#: calibration; it had been refused with advice to set up the camera again, which would not have helped.
+UNVOUCHED_NOTE = ("too little of the grids' print shows between the cubes to check that this is the board set up "
+                  "with the camera (a full board seen from low down)")
+UNVOUCHED_REASON = ("too little of the grids' print shows between the cubes to check that this is the board set up "
+                    "with the camera; take the photo from higher up, looking straight down (if it is another board, "
+                    "set up the camera for it: Gear > Set up the camera)")
 #: A calibrated grid's print measured against the stickers up to this far (Lab) from its calibration, on a board
 #: whose grids look like their calibration against the print around them (checks that do not depend on the
 #: light), is the stickers lit unlike the board (a lamp close to one side), not another board: read with the
@@ -3946,8 +3961,9 @@ GLARE_ADVICE = ("lower the exposure (tap the board on the screen and slide the b
 UNCONFIRMED_REASON = "read, but not yet confirmed: one more photo may confirm it"
 #: The retake advice for such cells.
 CONFIRM_ADVICE = "read but not yet confirmed; take one more photo"
-#: Reasons a board is refused as a whole: the board must be set up first, another photo is refused the same way.
-WHOLE_BOARD_REASONS = (UNFAMILIAR_REASON, NO_PATCHES_REASON)
+#: Reasons a board is refused as a whole: the board must be set up first (or, UNVOUCHED_REASON, photographed so that
+#: its print shows); no cell of the photo is read, so a retake is read afresh, not merged with it.
+WHOLE_BOARD_REASONS = (UNFAMILIAR_REASON, NO_PATCHES_REASON, UNVOUCHED_REASON)
 
 
 def _cell_names(cells: Sequence[Cell]) -> str:
@@ -3967,7 +3983,7 @@ def retake_reason(note: str | None, cells: Sequence[Cell], blur: float, settled:
     Cells '?' for a reason in ``settled`` ask for none (vision.retake: photos that disagreed; the players decide)."""
     for whole in WHOLE_BOARD_REASONS:
         if any(c.reason == whole for c in cells):
-            # Not a matter of this photo's cells: the board itself must be set up first.
+            # Not a matter of this photo's cells: the board itself must be set up first (or photographed otherwise).
             return whole
     reasons = []
     if blur > BLUR_LIMIT_MM:

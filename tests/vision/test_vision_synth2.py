@@ -16,7 +16,15 @@ import pytest
 from vision_photos import SMALL, board_photo, run_cli
 
 from vision import cellnet, synth, synth2
-from vision.reader import NO_PATCHES_REASON, UNFAMILIAR_REASON, BoardReading, Cell, load_photo, read_board
+from vision.reader import (
+    NO_PATCHES_REASON,
+    UNFAMILIAR_REASON,
+    WHOLE_BOARD_REASONS,
+    BoardReading,
+    Cell,
+    load_photo,
+    read_board,
+)
 from vision.template import GEAR_GRIDS, Template, load_template
 
 SIZE = (2000, 1500)
@@ -131,7 +139,7 @@ def test_a_calibrated_board_unlike_the_template_is_read_not_refused() -> None:
     assert uncalibrated.retake == UNFAMILIAR_REASON
     reading = read_board(image, fitted)
     assert _confident_errors(truth, dict(reading.grids)) == 0
-    assert reading.retake != UNFAMILIAR_REASON
+    assert reading.retake not in WHOLE_BOARD_REASONS
     assert sum(c.label != "?" for c in reading.cells) >= 20
 
 
@@ -397,7 +405,7 @@ def test_stickers_lit_unlike_the_board_are_a_warning_not_another_board() -> None
     image, truth, fitted = _calibrated_photo(510, 55)
     reading = read_board(image, fitted)
     assert STICKER_LIGHT_NOTE in reading.notes
-    assert reading.retake != UNFAMILIAR_REASON
+    assert reading.retake not in WHOLE_BOARD_REASONS
     assert sum(c.label != "?" for c in reading.cells) >= 20
     assert _confident_errors(truth, dict(reading.grids)) == 0
 
@@ -479,7 +487,7 @@ def test_a_deep_print_keeps_its_calibration_whatever_the_flare_does_to_its_hue()
     assert raw is not None and floored is not None and raw[1] > OWN_CHROMA >= floored[1]
     image, truth, fitted = _calibrated_photo(511, 47, (4000, 3000))
     reading = read_board(image, fitted)
-    assert reading.retake != UNFAMILIAR_REASON
+    assert reading.retake not in WHOLE_BOARD_REASONS
     assert sum(c.label == truth[c.grid][c.row][c.col] for c in reading.cells) >= 35
     assert _confident_errors(truth, dict(reading.grids)) == 0
 
@@ -541,7 +549,7 @@ def test_calibration_measures_the_whole_band_so_another_view_finds_its_ratios() 
     # compared with the print around the other grids, 46 Lab units off, and the whole board refused as another.
     image, truth, fitted = _calibrated_photo(515, 25, (4000, 3000))
     reading = read_board(image, fitted)
-    assert reading.retake != UNFAMILIAR_REASON
+    assert reading.retake not in WHOLE_BOARD_REASONS
     assert sum(c.label == truth[c.grid][c.row][c.col] for c in reading.cells) >= 25
     assert sum(c.label == truth[c.grid][c.row][c.col] for c in reading.cells if c.grid == "weapon_right") >= 3
     assert _confident_errors(truth, dict(reading.grids)) == 0
@@ -561,7 +569,7 @@ def test_a_calibrated_grid_whose_band_is_out_of_view_is_unread_not_the_board_ref
             "sandals": tuple((x + 100.0, y + 100.0, *k) for x, y, *k in fitted.band_ratio["sandals"])}
     reading = read_board(image, replaced(fitted, band_ratio=away))
     assert all(c.label == "?" and c.reason == BAND_HIDDEN_REASON for c in reading.cells if c.grid == "sandals")
-    assert reading.retake != UNFAMILIAR_REASON
+    assert reading.retake not in WHOLE_BOARD_REASONS
     assert sum(c.label != "?" for c in reading.cells if c.grid != "sandals") >= 20
     assert _confident_errors(truth, dict(reading.grids)) == 0
 
@@ -953,7 +961,7 @@ def test_a_hand_over_two_grids_hides_those_grids_not_the_board() -> None:
 
     image, truth, fitted = _calibrated_photo(530, 16, (4000, 3000))
     reading = read_board(image, fitted)
-    assert reading.retake != UNFAMILIAR_REASON
+    assert reading.retake not in WHOLE_BOARD_REASONS
     by_grid = {g: [c for c in reading.cells if c.grid == g] for g in GEAR_GRIDS}
     assert all(c.reason == COVERED_GRID_REASON for g in ("weapon_left", "weapon_right") for c in by_grid[g])
     assert sum(c.label != "?" for g in ("helmet", "sandals") for c in by_grid[g]) >= 12
@@ -970,7 +978,7 @@ def test_a_board_set_up_nearly_full_is_its_calibration() -> None:
     image, truth, fitted = _calibrated_photo(531, 8, (4000, 3000))
     assert sum(row.count(".") for g in GEAR_GRIDS for row in truth[g]) == 1
     reading = read_board(image, fitted)
-    assert reading.retake != UNFAMILIAR_REASON
+    assert reading.retake not in WHOLE_BOARD_REASONS
     assert sum(c.label != "?" for c in reading.cells) >= 35
     assert _confident_errors(truth, dict(reading.grids)) == 0
 
@@ -1029,7 +1037,7 @@ def test_a_print_calibration_saw_clipped_is_its_calibration_where_it_clips_again
     image, truth, fitted = _calibrated_photo(533, 34, (4000, 3000), stored=True)
     assert set(fitted.clipped_print) == set(GEAR_GRIDS)
     reading = read_board(image, fitted)
-    assert reading.retake != UNFAMILIAR_REASON
+    assert reading.retake not in WHOLE_BOARD_REASONS
     assert sum(c.label != "?" for c in reading.cells) >= 25
     assert _confident_errors(truth, dict(reading.grids)) == 0
 
@@ -1118,7 +1126,7 @@ def test_an_overexposed_photo_is_not_another_board() -> None:
     assert fitted.clipped_print == ()
     image, truth = synth2.render_photo(533, 1, synth2.Look(size=(4000, 3000)), load_template())
     reading = read_board(image, fitted)
-    assert reading.retake != UNFAMILIAR_REASON
+    assert reading.retake not in WHOLE_BOARD_REASONS
     assert STICKERS_CLIPPED_NOTE in reading.notes
     assert sum(c.label != "?" for c in reading.cells) >= 5  # the rest is glare: the photo is overexposed
     assert _confident_errors(truth, dict(reading.grids)) == 0
@@ -1133,7 +1141,7 @@ def test_a_photo_overexposed_further_still_is_not_another_board() -> None:
 
     image, truth, fitted = _calibrated_photo(549, 49, (4000, 3000), stored=True)
     reading = read_board(image, fitted)
-    assert reading.retake != UNFAMILIAR_REASON
+    assert reading.retake not in WHOLE_BOARD_REASONS
     assert STICKERS_CLIPPED_NOTE in reading.notes
     assert sum(c.label != "?" for c in reading.cells) >= 5  # 6 at the time of writing; the rest is glare
     assert _confident_errors(truth, dict(reading.grids)) == 0
@@ -1158,7 +1166,7 @@ def test_another_board_whose_print_is_near_the_calibrations_is_refused(seed: int
 
     monkeypatch.setattr(vision.reader, "LIKE_PRINT_SHIFTED", 0)
     unchecked = read_board(image, other)
-    assert unchecked.retake != UNFAMILIAR_REASON and _confident_errors(truth, dict(unchecked.grids)) > 0
+    assert unchecked.retake not in WHOLE_BOARD_REASONS and _confident_errors(truth, dict(unchecked.grids)) > 0
 
 
 def test_a_cube_whose_colour_the_rules_find_unclear_is_read_against_the_photos_own_cubes(
@@ -1205,7 +1213,7 @@ def test_a_board_refused_as_unlike_its_own_calibration_is_read(
 
     image, truth, fitted = _calibrated_photo(seed, index, (4000, 3000), stored=True)
     reading = read_board(image, fitted)
-    assert reading.retake != UNFAMILIAR_REASON
+    assert reading.retake not in WHOLE_BOARD_REASONS
     assert sum(c.label != "?" for c in reading.cells) >= read_at_change - 5
     assert _confident_errors(truth, dict(reading.grids)) == 0
     monkeypatch.setattr(reader, rule, without)
@@ -1225,7 +1233,7 @@ def test_another_boards_grid_measured_near_its_calibration_is_not_vouched_for_wi
     image, _, other = _with_another_calibration(558, 2, 3)
     assert read_board(image, other).retake == UNFAMILIAR_REASON
     monkeypatch.setattr(reader, "LIKE_PRINT_MIN", 0)
-    assert read_board(image, other).retake != UNFAMILIAR_REASON
+    assert read_board(image, other).retake not in WHOLE_BOARD_REASONS
 
 
 @pytest.mark.parametrize(("seed", "index", "wrong_unchecked"), [
@@ -1258,7 +1266,7 @@ def test_cells_like_the_calibrated_print_that_the_rules_read_as_cubes_do_not_vou
     assert _confident_errors(truth, dict(reading.grids)) == 0
     monkeypatch.setattr(reader, "_vouching_cells", lambda *_args: True)
     unchecked = read_board(image, other)
-    assert unchecked.retake != UNFAMILIAR_REASON
+    assert unchecked.retake not in WHOLE_BOARD_REASONS
     assert (_confident_errors(truth, dict(unchecked.grids)) > 0) == wrong_unchecked
 
 
@@ -1277,7 +1285,7 @@ def test_cells_that_vouched_for_the_board_and_are_read_as_cubes_in_the_end_no_lo
     assert reader.UNLIKE_NOTE_CALIBRATED in reading.notes
     monkeypatch.setattr(reader, "_still_vouched", lambda *_args: True)
     unchecked = read_board(image, other)
-    assert unchecked.retake != UNFAMILIAR_REASON
+    assert unchecked.retake not in WHOLE_BOARD_REASONS
     assert _confident_errors(truth, dict(unchecked.grids)) > 0
     assert {(c.grid, c.row, c.col): c.label for c in unchecked.cells}[("helmet", 0, 2)] == "W"
 
@@ -1341,7 +1349,7 @@ def test_strips_in_the_cubes_shadows_do_not_vouch_for_another_boards_dark_print(
     assert _confident_errors(truth, dict(reading.grids)) == 0
     monkeypatch.setattr(reader, "STRIP_LIT", float("inf"))
     unchecked = read_board(image, other)
-    assert unchecked.retake != UNFAMILIAR_REASON and _confident_errors(truth, dict(unchecked.grids)) > 0
+    assert unchecked.retake not in WHOLE_BOARD_REASONS and _confident_errors(truth, dict(unchecked.grids)) > 0
 
 
 @pytest.mark.parametrize(("seed", "index", "key"), [(564, 8, ("weapon_right", 1, 0)), (565, 39, ("weapon_left", 2, 3))])
@@ -1364,8 +1372,27 @@ def test_a_tooth_the_rules_read_with_little_margin_needs_the_second_networks_wor
     assert reader.CALIBRATED_DISAGREE_BELOW <= cell.features["net_agree"] < reader.NET_PAIR_ACCEPT
     assert cell.features["check_p"] < reader.RULES_LEAD_CHECK
     assert _confident_errors(truth, dict(reading.grids)) == 0
+    # (Without NARROW_TOOTH the tooth, confirmed by the first network under NET_PAIR_ACCEPT, goes to the second network
+    # at TOOTH_CHECK, which 565/39's 0.467 fails too: without both, the tooth is read.)
     monkeypatch.setattr(reader, "NARROW_TOOTH", 0.0)
+    monkeypatch.setattr(reader, "TOOTH_CHECK", 0.0)
     assert read_board(image, fitted).grids[g][r][c] == "T"
+
+
+def test_a_full_board_seen_from_low_down_asks_for_a_photo_from_higher_not_for_the_camera_set_up() -> None:
+    # Development seed 574, photo 53 at 12 MP, as the benchmark stores it, with its own calibration: the camera 272 mm
+    # over the board's plane and beyond its edge, 32 of the 39 cells holding cubes. Every empty cell has a neighbour's
+    # cube or shadow across it, so no cell vouches for the print (reader.LIKE_PRINT_MIN) and the board stays refused,
+    # but it had been refused as unlike its calibration, asking the group to set up the camera again.
+    from vision import reader
+
+    image, truth, fitted = _calibrated_photo(574, 53, (4000, 3000), stored=True)
+    assert sum(row.count(".") for g in GEAR_GRIDS for row in truth[g]) == 7
+    reading = read_board(image, fitted)
+    assert reading.retake == reader.UNVOUCHED_REASON and reader.UNVOUCHED_REASON in reader.WHOLE_BOARD_REASONS
+    assert reader.UNVOUCHED_NOTE in reading.notes and reader.UNLIKE_NOTE_CALIBRATED not in reading.notes
+    assert all(c.label == "?" and c.reason == reader.UNVOUCHED_REASON for c in reading.cells)
+    assert "higher up" in reading.retake
 
 
 @pytest.mark.parametrize(("seed", "index", "key"), [(571, 32, ("weapon_right", 1, 0)), (575, 52, ("helmet", 1, 1))])
@@ -1462,7 +1489,7 @@ def test_cubes_the_colour_of_another_boards_print_do_not_vouch_for_it_with_their
     assert read_board(image, other).retake == UNFAMILIAR_REASON
     monkeypatch.setattr(reader, "_still_vouched", lambda *_args: True)
     unchecked = read_board(image, other)
-    assert unchecked.retake != UNFAMILIAR_REASON and _confident_errors(truth, dict(unchecked.grids)) > 0
+    assert unchecked.retake not in WHOLE_BOARD_REASONS and _confident_errors(truth, dict(unchecked.grids)) > 0
 
 
 def test_only_a_lit_strip_of_a_cells_own_print_says_it_is_another_print() -> None:
