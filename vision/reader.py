@@ -1942,8 +1942,10 @@ def tooth_doubted(cell: Cell) -> bool:
     light moved) read the pale metal cube as a tooth past every check (the rules 1.0, the networks 0.948 and 0.899),
     and with the first photo's doubted tooth as its second word the merged reading was a confident error."""
     f = cell.features
-    return (cell.label == "?" and cell.reason == DISAGREE_REASON
-            and f.get("rules_read") == float(cellnet.LABELS.index("T")) and f.get("check_p", 1.0) < TOOTH_CHECK)
+    tooth = float(cellnet.LABELS.index("T"))
+    # (Where the first network's likeliest label is the tooth, the second was asked of the tooth: check_p is its word.)
+    return (cell.label == "?" and cell.reason == DISAGREE_REASON and f.get("rules_read") == tooth
+            and f.get("net_best") == tooth and f.get("check_p", 1.0) < TOOTH_CHECK)
 
 
 def _confirmed(cells: Mapping[CellKey, Cell], said: Mapping[CellKey, tuple[Cell, Cell]], read: _CellsRead,

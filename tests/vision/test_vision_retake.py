@@ -140,10 +140,12 @@ def test_a_tooth_the_second_network_doubted_is_no_word_for_a_tooth() -> None:
     assert merged.label == "?" and merged.reason == UNCONFIRMED_REASON
     # A third photo's tooth is the second word.
     assert merge_cell(merged, retake).label == "T"
-    # Where the second network gave the tooth TOOTH_CHECK or more, or doubted another material, the rules' reading
-    # is still a word (the first network's doubt alone, as before).
+    # Where the second network gave the tooth TOOTH_CHECK or more, or was asked of another material, the rules'
+    # reading is still a word (the first network's doubt alone, as before).
     for other in (replace(doubted, features={**doubted.features, "check_p": TOOTH_CHECK}),
-                  _cell("?", DOUBTED, rules_read=0.0, net_best=0.0, net_p=0.7, check_p=0.3)):
+                  _cell("?", DOUBTED, rules_read=0.0, net_best=0.0, net_p=0.7, check_p=0.3),
+                  # (a rules' tooth the first network read as wood: the second was asked of wood, not of the tooth)
+                  _cell("?", DOUBTED, rules_read=2.0, net_best=0.0, net_p=0.7, check_p=0.3)):
         assert not tooth_doubted(other) and support(other) == {LABELS[int(other.features["rules_read"])]}
     assert merge_cell(replace(doubted, features={**doubted.features, "check_p": TOOTH_CHECK}), retake).label == "T"
 
