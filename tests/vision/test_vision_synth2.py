@@ -1352,6 +1352,23 @@ def test_strips_in_the_cubes_shadows_do_not_vouch_for_another_boards_dark_print(
     assert unchecked.retake not in WHOLE_BOARD_REASONS and _confident_errors(truth, dict(unchecked.grids)) > 0
 
 
+def _a_tooth_left_unsure(seed: int, index: int, key: tuple[str, int, int], truth_label: str
+                         ) -> tuple[np.ndarray, Template, Cell]:
+    """A development photo at 12 MP as the benchmark stores it, its board's calibration, and the cell ``key`` (a
+    ``truth_label`` cube the rules read as a tooth), checked '?' as the readers disagreeing, on a board read without a
+    confident error."""
+    from vision import reader
+
+    image, truth, fitted = _calibrated_photo(seed, index, (4000, 3000), stored=True)
+    g, r, c = key
+    assert truth[g][r][c] == truth_label
+    reading = read_board(image, fitted)
+    cell = next(x for x in reading.cells if (x.grid, x.row, x.col) == key)
+    assert cell.label == "?" and cell.reason == reader.DISAGREE_REASON
+    assert _confident_errors(truth, dict(reading.grids)) == 0
+    return image, fitted, cell
+
+
 @pytest.mark.parametrize(("seed", "index", "key"), [(564, 8, ("weapon_right", 1, 0)), (565, 39, ("weapon_left", 2, 3))])
 def test_a_tooth_the_rules_read_with_little_margin_needs_the_second_networks_word(
         monkeypatch: pytest.MonkeyPatch, seed: int, index: int, key: tuple[str, int, int]) -> None:
@@ -1362,16 +1379,11 @@ def test_a_tooth_the_rules_read_with_little_margin_needs_the_second_networks_wor
     # where the rules lead; it gives the tooth 0.678 and 0.467, under RULES_LEAD_CHECK: '?'.
     from vision import reader
 
-    image, truth, fitted = _calibrated_photo(seed, index, (4000, 3000), stored=True)
+    image, fitted, cell = _a_tooth_left_unsure(seed, index, key, "W")
     g, r, c = key
-    assert truth[g][r][c] == "W"
-    reading = read_board(image, fitted)
-    cell = next(x for x in reading.cells if (x.grid, x.row, x.col) == key)
-    assert cell.label == "?" and cell.reason == reader.DISAGREE_REASON
     assert cell.features["rules_read"] == cell.features["net_best"] == float(cellnet.LABELS.index("T"))
     assert reader.CALIBRATED_DISAGREE_BELOW <= cell.features["net_agree"] < reader.NET_PAIR_ACCEPT
     assert cell.features["check_p"] < reader.RULES_LEAD_CHECK
-    assert _confident_errors(truth, dict(reading.grids)) == 0
     # (Without NARROW_TOOTH the tooth, confirmed by the first network under NET_PAIR_ACCEPT, goes to the second network
     # at TOOTH_CHECK, which 565/39's 0.467 fails too: without both, the tooth is read.)
     monkeypatch.setattr(reader, "NARROW_TOOTH", 0.0)
@@ -1405,16 +1417,11 @@ def test_a_tooth_the_first_network_confirms_with_little_margin_needs_the_second_
     # network's word at reader.TOOTH_CHECK; it gives these teeth 0.62 and 0.61: '?'.
     from vision import reader
 
-    image, truth, fitted = _calibrated_photo(seed, index, (4000, 3000), stored=True)
+    image, fitted, cell = _a_tooth_left_unsure(seed, index, key, "M")
     g, r, c = key
-    assert truth[g][r][c] == "M"
-    reading = read_board(image, fitted)
-    cell = next(x for x in reading.cells if (x.grid, x.row, x.col) == key)
-    assert cell.label == "?" and cell.reason == reader.DISAGREE_REASON
     assert cell.features["rules_read"] == float(cellnet.LABELS.index("T"))
     assert reader.CALIBRATED_DISAGREE_BELOW <= cell.features["net_agree"] < reader.NET_PAIR_ACCEPT
     assert cell.features["check_p"] < reader.TOOTH_CHECK
-    assert _confident_errors(truth, dict(reading.grids)) == 0
     monkeypatch.setattr(reader, "TOOTH_CHECK", 0.0)
     assert read_board(image, fitted).grids[g][r][c] == "T"
 
