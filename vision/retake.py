@@ -239,10 +239,11 @@ def merge_readings(first: BoardReading, retake: BoardReading) -> BoardReading:
 
 
 def wants_retake(reading: BoardReading) -> bool:
-    """Whether another photo of this board could read more of it: cells are ``?`` for this photo's sake (glare,
-    doubt), not because the board must be set up first (unlike its calibration, stickers without reference
-    patches: another photo would be refused the same way), nor only cells the photos disagreed on (those ask
-    the players) or grids not set up with the camera."""
+    """Whether another photo of this board could read more of it merged with this one: cells are ``?`` for this
+    photo's sake (glare, doubt), not because the board is refused as a whole (unlike its calibration, stickers without
+    reference patches: another photo would be refused the same way; too little print to check it: no cell of this
+    photo is read, so the next photo is read afresh), nor only cells the photos disagreed on (those ask the players)
+    or grids not set up with the camera."""
     if reading.retake is None or reading.retake in WHOLE_BOARD_REASONS:
         return False
     return any(c.label == UNSURE and c.reason not in (PHOTOS_DISAGREE_REASON, UNSET_REASON) for c in reading.cells)

@@ -1404,7 +1404,12 @@ def test_a_full_board_seen_from_low_down_asks_for_a_photo_from_higher_not_for_th
     assert reading.retake == reader.UNVOUCHED_REASON and reader.UNVOUCHED_REASON in reader.WHOLE_BOARD_REASONS
     assert reader.UNVOUCHED_NOTE in reading.notes and reader.UNLIKE_NOTE_CALIBRATED not in reading.notes
     assert all(c.label == "?" and c.reason == reader.UNVOUCHED_REASON for c in reading.cells)
-    assert "higher up" in reading.retake
+    assert "higher up" in reading.retake and "another board" in reading.retake
+    # The same reason goes to another board seen so, which it names too (development seed 531, photo 8, one empty
+    # cell, read with photo 9's calibration): no cell is read.
+    image, _, other = _with_another_calibration(531, 8, 9)
+    reading = read_board(image, other)
+    assert reading.retake == reader.UNVOUCHED_REASON and all(c.label == "?" for c in reading.cells)
 
 
 @pytest.mark.parametrize(("seed", "index", "key"), [(571, 32, ("weapon_right", 1, 0)), (575, 52, ("helmet", 1, 1))])
@@ -1422,6 +1427,7 @@ def test_a_tooth_the_first_network_confirms_with_little_margin_needs_the_second_
     assert cell.features["rules_read"] == float(cellnet.LABELS.index("T"))
     assert reader.CALIBRATED_DISAGREE_BELOW <= cell.features["net_agree"] < reader.NET_PAIR_ACCEPT
     assert cell.features["check_p"] < reader.TOOTH_CHECK
+    assert reader.tooth_doubted(cell)  # (so no word for a tooth in a retake: vision.retake.support)
     monkeypatch.setattr(reader, "TOOTH_CHECK", 0.0)
     assert read_board(image, fitted).grids[g][r][c] == "T"
 
