@@ -2315,7 +2315,7 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
                 # Darker than calibrated where other grids of the board measure as calibrated, and many cells look
                 # like their print: the board around this grid lies in a shadow (a hand's, out of the photo).
                 unread[g.name] = SHADED_BAND_REASON
-            elif off > PRINT_UNLIKE and not notes:
+            elif off > PRINT_UNLIKE and not notes and g.name not in covered_grids:
                 notes.append(UNLIKE_NOTE_CALIBRATED if template.board_lab else UNLIKE_NOTE_TEMPLATE)
         elif template.board_lab is not None and g.name not in own_print:
             labs[g.name] = np.asarray(_expected_print(template, g.name), dtype=np.float32)

@@ -971,6 +971,22 @@ def test_a_hand_over_two_grids_hides_those_grids_not_the_board() -> None:
     assert "weapon_left[0][0]" not in reading.retake
 
 
+def test_the_print_around_a_covered_grid_does_not_refuse_the_board() -> None:
+    # Development seed 571, photo 5 at 12 MP, as the benchmark stores it, with its own calibration: a hand over the
+    # sandals grid and the print around it. That grid is '?' as covered, but its print, measured from the band around
+    # it (the hand's skin), lay 56 Lab units from its calibration against the stickers, and that alone refused the
+    # whole board as unlike its calibration, while the other grids measured 2.2-8.3 units from theirs. A covered
+    # grid's print is no evidence of another board (thirty-seventh session).
+    from vision.reader import COVERED_GRID_REASON
+
+    image, truth, fitted = _calibrated_photo(571, 5, (4000, 3000), stored=True)
+    reading = read_board(image, fitted)
+    assert reading.retake not in WHOLE_BOARD_REASONS
+    assert all(c.reason == COVERED_GRID_REASON for c in reading.cells if c.grid == "sandals")
+    assert sum(c.label != "?" for c in reading.cells) >= 30
+    assert _confident_errors(truth, dict(reading.grids)) == 0
+
+
 def test_a_board_set_up_nearly_full_is_its_calibration() -> None:
     # Development seed 531, photo 8 at 12 MP: one empty cell on the whole board, so no two empty cells' middles
     # could show the calibrated print and the board was refused as another board. The print beside the cubes in
