@@ -1960,15 +1960,14 @@ def _confirmed(cells: Mapping[CellKey, Cell], said: Mapping[CellKey, tuple[Cell,
     wrong twice (glare over metal read as wood at 0.998, where the second gave 0.948; metal read as a tooth at
     0.987, the second 0.78), and right on 23 cells more than with the second's word.
 
-    The rules' teeth in ``teeth`` (those the first network confirmed only under NET_PAIR_ACCEPT) are shown to the
-    second network in the same batch, and stand only at TOOTH_CHECK or more."""
+    The rules' teeth in ``teeth`` (on calibrated grids, those the first network confirmed only under NET_PAIR_ACCEPT)
+    are shown to the second network in the same batch, and stand only at TOOTH_CHECK or more."""
     keys = [k for k in said if k[0] in read.calibrated]
-    asked_teeth = [k for k in teeth if k[0] in read.calibrated]
     out = dict(cells)
-    if not keys and not asked_teeth:
+    if not keys and not teeth:
         return out
-    probs = _net_reads(check, read, template, keys + asked_teeth)
-    for key, p in zip(asked_teeth, probs[len(keys):], strict=True):
+    probs = _net_reads(check, read, template, [*keys, *teeth])
+    for key, p in zip(teeth, probs[len(keys):], strict=True):
         cell = out[key]
         agree = float(p[cellnet.LABELS.index("T")])
         feats = {**cell.features, "check_p": agree}

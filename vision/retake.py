@@ -213,11 +213,10 @@ def merge_readings(first: BoardReading, retake: BoardReading) -> BoardReading:
     """The board as the first photo (or the photos merged so far) and a retake show it together. Both must be
     of the same board and grids (:class:`~vision.reader.PhotoError` otherwise: a retake of another board is no
     retake), and a retake refused as a whole (a board unlike its calibration, or showing too little print to
-    check it is, stickers without their patches) is
-    no reading of its cells: PhotoError too, and the photos before it stand (retakes refused so had turned the
-    '?' cells of boards read well before into refusals that asked to set up the camera again: one board of
-    development seed 532, six of the test set). The retake advice is the merged cells'; a photo's blur warning
-    stands if either was too blurry."""
+    check it is; stickers without their patches) is no reading of its cells: PhotoError too, and the photos before
+    it stand (retakes refused so had turned the '?' cells of boards read well before into refusals that asked to set
+    up the camera again: one board of development seed 532, six of the test set). The retake advice is the merged
+    cells'; a photo's blur warning stands if either was too blurry."""
     if (first.board, first.template) != (retake.board, retake.template):
         raise PhotoError(f"the retake is of the {retake.board} board ({retake.template}), the first photo of the "
                          f"{first.board} board ({first.template}): take the retake of the same board")
