@@ -2314,6 +2314,11 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
                 # Darker than calibrated where other grids of the board measure as calibrated, and many cells look
                 # like their print: the board around this grid lies in a shadow (a hand's, out of the photo).
                 unread[g.name] = SHADED_BAND_REASON
+            elif g.name in calibrated and off > PRINT_UNLIKE and as_calibrated and like_print >= LIKE_PRINT_SHIFTED:
+                # Lighter or of another hue, where other grids measure as calibrated against the same stickers and
+                # many cells look like their print: another light falls on this part of the board (or it is another
+                # board whose print is like this one's elsewhere). Its print's light is unknown: left unread.
+                unread[g.name] = LIT_BAND_REASON
             elif off > PRINT_UNLIKE and not notes and g.name not in covered_grids:
                 notes.append(UNLIKE_NOTE_CALIBRATED if template.board_lab else UNLIKE_NOTE_TEMPLATE)
         elif template.board_lab is not None and g.name not in own_print:
@@ -2450,8 +2455,9 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
     # as the print read with its calibration's light wants (LIKE_PRINT_SHIFTED), or LIKE_PRINT_MIN, or else the
     # strips beside the cubes, where no grid was excused on the cells' word alone (a grid covered, or its flat cells
     # measured as calibrated against the stickers).
-    # (A grid left unread as in a shadow around it was excused on LIKE_PRINT_SHIFTED cells too.)
-    many = bool(shifted) or SHADED_BAND_REASON in unread.values()
+    # (A grid left unread as in a shadow around it, or as lit unlike the rest, was excused on LIKE_PRINT_SHIFTED
+    # cells too.)
+    many = bool(shifted) or any(r in (SHADED_BAND_REASON, LIT_BAND_REASON) for r in unread.values())
     need = LIKE_PRINT_SHIFTED if many else LIKE_PRINT_MIN
     strips = None if many or covered_grids or flat_excused else calibrated
     vouching = (_Vouching(vouched, tuple(like_cells), need, strips, frozenset(_cube_cells(first)))
@@ -2719,6 +2725,19 @@ COVERED_GRID_ADVICE = "take the photo again with every grid in full view"
 #: as another board.
 SHADED_BAND_REASON = "the board around this grid lies in a shadow (a hand's?), so its print's light is unknown"
 SHADED_BAND_ADVICE = "take the photo again with no shadow across the board"
+#: A calibrated grid whose print measures lighter than its calibration, or of another hue (by more than PRINT_UNLIKE),
+#: where the board's other grids measure as calibrated and LIKE_PRINT_SHIFTED cells look like their print: another
+#: light falls on the board there than on the stickers (a lamp close by, a coloured window), or the board is another
+#: whose print differs there. Either way its print's light is unknown, so the grid is left unread and the rest of
+#: the board read, as for a shadow (SHADED_BAND_REASON). The whole board had been refused as another board before:
+#: development seeds 562 (photo 47: the weapon_right grid 28.8 Lab units off, the other grids 3.8-4.7), 567 (photo 39:
+#: two grids 27.8 and 31.8 off, bluer, the other two 0.7 and 1.5) and 573 (photo 47: one grid 26.3 off, the others
+#: 13.5-14.1), each on its own calibration: 70 cells read in the grids left, none wrong. Of the 1,200 development
+#: photos (seeds 556-562, 564-576) each read with the next photo's calibration, two others were read so in part
+#: (559/56, 574/12: 35 cells, none wrong); the others were refused as before.
+LIT_BAND_REASON = ("the board around this grid is lit unlike the rest of the board (another light on it?), so its "
+                   "print's light is unknown")
+LIT_BAND_ADVICE = "light the board evenly (no lamp close to one side, no coloured light on it) and take the photo again"
 
 
 def _flat_covered(rect: _Rectified, grid: Grid, flat: Sequence[_BandSample]) -> bool:
@@ -4005,9 +4024,12 @@ def retake_reason(note: str | None, cells: Sequence[Cell], blur: float, settled:
         reasons.append(f"something covers {covered} (a hand?); {COVERED_GRID_ADVICE}")
     if shaded := _grids_left(cells, SHADED_BAND_REASON):
         reasons.append(f"the board around {shaded} lies in a shadow; {SHADED_BAND_ADVICE}")
+    if lit := _grids_left(cells, LIT_BAND_REASON):
+        reasons.append(f"the board around {lit} is lit unlike the rest; {LIT_BAND_ADVICE}")
     # (A grid not set up with the camera is no matter of this photo either: another photo would not read it.)
     other = [c for c in cells if c.label == "?" and c.reason not in (
-        GLARE_REASON, UNSET_REASON, UNCONFIRMED_REASON, COVERED_GRID_REASON, SHADED_BAND_REASON, *settled)]
+        GLARE_REASON, UNSET_REASON, UNCONFIRMED_REASON, COVERED_GRID_REASON, SHADED_BAND_REASON, LIT_BAND_REASON,
+        *settled)]
     if other:
         reasons.append(f"uncertain cells {_cell_names(other)}")
     if reasons and note:

@@ -999,6 +999,23 @@ def test_a_board_set_up_nearly_full_is_its_calibration() -> None:
     assert _confident_errors(truth, dict(reading.grids)) == 0
 
 
+def test_another_light_on_the_board_around_two_grids_leaves_those_grids_unread_not_the_board() -> None:
+    # Development seed 567, photo 39 at 12 MP, its own calibration: measured against the stickers, the sandals' and
+    # the weapon_right's print are 27.8 and 31.8 Lab units off their calibration (lighter and bluer: another light
+    # falls there than on the stickers), the helmet's and weapon_left's within 1.5, and at least LIKE_PRINT_SHIFTED
+    # cells' middles look like the calibrated print. The whole board was refused as another board (39 cells '?');
+    # now those two grids are left unread with the reason, and the other two are read.
+    from vision.reader import LIT_BAND_ADVICE, LIT_BAND_REASON
+
+    image, truth, fitted = _calibrated_photo(567, 39, (4000, 3000), stored=True)
+    reading = read_board(image, fitted)
+    assert reading.retake is not None and LIT_BAND_ADVICE in reading.retake
+    assert not any(c.reason in WHOLE_BOARD_REASONS for c in reading.cells)
+    assert {c.grid for c in reading.cells if c.reason == LIT_BAND_REASON} == {"sandals", "weapon_right"}
+    assert sum(c.label != "?" for c in reading.cells) >= 15
+    assert _confident_errors(truth, dict(reading.grids)) == 0
+
+
 def test_a_shadow_over_the_board_around_one_grid_leaves_that_grid_unread_not_the_board() -> None:
     # Development seed 534, photo 14 at 12 MP: a hand out of the photo casts its shadow over the board around the
     # sandals. Measured against the stickers, the sandals' print is 28 Lab units darker than calibrated (the band's
