@@ -2314,10 +2314,12 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
                 # Darker than calibrated where other grids of the board measure as calibrated, and many cells look
                 # like their print: the board around this grid lies in a shadow (a hand's, out of the photo).
                 unread[g.name] = SHADED_BAND_REASON
-            elif g.name in calibrated and off > PRINT_UNLIKE and as_calibrated and like_print >= LIKE_PRINT_SHIFTED:
-                # Lighter or of another hue, where other grids measure as calibrated against the same stickers and
-                # many cells look like their print: another light falls on this part of the board (or it is another
-                # board whose print is like this one's elsewhere). Its print's light is unknown: left unread.
+            elif (g.name in calibrated and off > PRINT_UNLIKE and as_calibrated and like_print >= LIKE_PRINT_SHIFTED
+                  and g.name not in covered_grids):
+                # Not darker, and too far off to be the stickers lit unlike the board, where at least one other grid
+                # measures as calibrated against the same stickers and many cells look like their print: another light
+                # falls on this part of the board, or it is another board whose print is like this one's elsewhere.
+                # Its print's light is unknown: left unread (a covered grid keeps its own reason, below).
                 unread[g.name] = LIT_BAND_REASON
             elif off > PRINT_UNLIKE and not notes and g.name not in covered_grids:
                 notes.append(UNLIKE_NOTE_CALIBRATED if template.board_lab else UNLIKE_NOTE_TEMPLATE)
@@ -2460,7 +2462,11 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
     many = bool(shifted) or any(r in (SHADED_BAND_REASON, LIT_BAND_REASON) for r in unread.values())
     need = LIKE_PRINT_SHIFTED if many else LIKE_PRINT_MIN
     strips = None if many or covered_grids or flat_excused else calibrated
-    vouching = (_Vouching(vouched, tuple(like_cells), need, strips, frozenset(_cube_cells(first)))
+    # A grid left unread (its cells never read, so a cube's top there that looks like the print would vouch to the
+    # end) vouches for nothing: its cells are left out here and in the search for more.
+    vouching = (_Vouching({n: b for n, b in vouched.items() if n not in unread},
+                          tuple(k for k in like_cells if k[0] not in unread), need, strips,
+                          frozenset(_cube_cells(first)))
                 if like_print >= need and not notes else None)
     if vouching is not None and not _vouching_cells(rect, template, vouching, loc.pose, reaches):
         # Refused: the note on the stickers' light (the board read with its calibrated print) no longer holds.
@@ -2725,19 +2731,23 @@ COVERED_GRID_ADVICE = "take the photo again with every grid in full view"
 #: as another board.
 SHADED_BAND_REASON = "the board around this grid lies in a shadow (a hand's?), so its print's light is unknown"
 SHADED_BAND_ADVICE = "take the photo again with no shadow across the board"
-#: A calibrated grid whose print measures lighter than its calibration, or of another hue (by more than PRINT_UNLIKE),
-#: where the board's other grids measure as calibrated and LIKE_PRINT_SHIFTED cells look like their print: another
-#: light falls on the board there than on the stickers (a lamp close by, a coloured window), or the board is another
-#: whose print differs there. Either way its print's light is unknown, so the grid is left unread and the rest of
-#: the board read, as for a shadow (SHADED_BAND_REASON). The whole board had been refused as another board before:
-#: development seeds 562 (photo 47: the weapon_right grid 28.8 Lab units off, the other grids 3.8-4.7), 567 (photo 39:
-#: two grids 27.8 and 31.8 off, bluer, the other two 0.7 and 1.5) and 573 (photo 47: one grid 26.3 off, the others
-#: 13.5-14.1), each on its own calibration: 70 cells read in the grids left, none wrong. Of the 1,200 development
-#: photos (seeds 556-562, 564-576) each read with the next photo's calibration, two others were read so in part
-#: (559/56, 574/12: 35 cells, none wrong); the others were refused as before.
-LIT_BAND_REASON = ("the board around this grid is lit unlike the rest of the board (another light on it?), so its "
-                   "print's light is unknown")
-LIT_BAND_ADVICE = "light the board evenly (no lamp close to one side, no coloured light on it) and take the photo again"
+#: A calibrated grid whose print, measured against the stickers, is more than PRINT_UNLIKE from its calibration and not
+#: darker (darker is SHADED_BAND_REASON), beyond what the stickers lit unlike the board explain (STICKER_LIGHT_MAX, or
+#: the stickers' white clipped), where at least one other grid measures as calibrated and LIKE_PRINT_SHIFTED cells
+#: look like their print: another light falls on the board there than on the stickers (a lamp close by, a coloured
+#: window), or the board is another whose print differs there. Either way its print's light is unknown, so the grid is
+#: left unread and the rest of the board read, as for a shadow; the board must still be vouched for by
+#: LIKE_PRINT_SHIFTED cells of the grids read (_vouching_cells, at the end too). The whole board had been refused as
+#: another board before: development seeds 562 (photo 47: the weapon_right grid 28.8 Lab units off, the other grids
+#: 3.8-4.7), 567 (photo 39: the weapon_right 31.8 off, bluer, the helmet and weapon_left 0.7 and 1.5, an arm over the
+#: sandals, which keep COVERED_GRID_REASON) and 573 (photo 47: one grid 26.3 off, the others 13.5-14.1: nearly a
+#: whole-board shift), each on its own calibration: 70 cells read in the grids left, none wrong. Of the 1,200
+#: development photos (seeds 556-562, 564-576) each read with the next photo's calibration (another board), one was
+#: read so in part (559/56: 26 cells, none wrong), the others refused as before.
+LIT_BAND_REASON = ("the board around this grid measures unlike its calibration where the rest of the board measures "
+                   "as calibrated (another light on it, or another board), so its print's light is unknown")
+LIT_BAND_ADVICE = ("light the board evenly (no lamp close to one side, no coloured light on it) and take the photo "
+                   "again; if it is another board, set up the camera for it (Gear > Set up the camera)")
 
 
 def _flat_covered(rect: _Rectified, grid: Grid, flat: Sequence[_BandSample]) -> bool:
@@ -4025,7 +4035,7 @@ def retake_reason(note: str | None, cells: Sequence[Cell], blur: float, settled:
     if shaded := _grids_left(cells, SHADED_BAND_REASON):
         reasons.append(f"the board around {shaded} lies in a shadow; {SHADED_BAND_ADVICE}")
     if lit := _grids_left(cells, LIT_BAND_REASON):
-        reasons.append(f"the board around {lit} is lit unlike the rest; {LIT_BAND_ADVICE}")
+        reasons.append(f"the board around {lit} measures unlike its calibration; {LIT_BAND_ADVICE}")
     # (A grid not set up with the camera is no matter of this photo either: another photo would not read it.)
     other = [c for c in cells if c.label == "?" and c.reason not in (
         GLARE_REASON, UNSET_REASON, UNCONFIRMED_REASON, COVERED_GRID_REASON, SHADED_BAND_REASON, LIT_BAND_REASON,

@@ -419,3 +419,18 @@ def test_a_stickers_white_clipped_in_some_channels_is_worked_out_from_its_black_
         assert np.array_equal(_white_past_clipping(shown, under), shown)
     # Just within what the patches allow, the white is worked out.
     assert _white_past_clipping(np.array([1.0, 1.0, 0.5]), np.array([0.1, 0.1, 0.5 / (most * 0.99)]))[0] > 1.0
+
+
+def test_a_grid_left_unread_for_the_light_around_it_asks_for_even_light_not_about_its_cells() -> None:
+    # A grid left unread as measuring unlike its calibration while the rest of the board measures as calibrated
+    # (reader.LIT_BAND_REASON): the retake names that grid and asks for even light, and its cells are not listed as
+    # uncertain cells (another photo in the same light would leave them so again); a cell '?' for its own sake is.
+    from vision.reader import LIT_BAND_ADVICE, LIT_BAND_REASON, Cell, retake_reason
+
+    cells = [Cell("sandals", 0, c, "?", 0.0, LIT_BAND_REASON, {}) for c in range(3)]
+    cells += [Cell("helmet", 0, 0, "W", 1.0, "", {}), Cell("helmet", 0, 1, "?", 0.3, "cube colour unclear", {})]
+    advice = retake_reason(None, cells, 0.1)
+    assert advice is not None
+    assert f"the board around the sandals grid measures unlike its calibration; {LIT_BAND_ADVICE}" in advice
+    assert "uncertain cells helmet[0][1]" in advice and "sandals[0]" not in advice
+    assert retake_reason(None, cells[3:4], 0.1) is None
