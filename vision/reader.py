@@ -1563,7 +1563,8 @@ def read_board(image: U8, template: Template, *, cube_lab: Mapping[str, Sequence
     far from the template's, or a grid printed unlike the board around it) is refused cell by cell with
     UNFAMILIAR_REASON: the rules and the network were tuned on one board's look and measured to be
     confidently wrong on others. A calibrated board whose print is too little seen to check it against its
-    calibration (fewer than LIKE_PRINT_MIN flat cells in all) is refused with UNVOUCHED_REASON.
+    calibration (fewer than LIKE_PRINT_MIN flat cells in all, or too few cells like its print where the stickers'
+    light needed LIKE_PRINT_SHIFTED of them: _unvouched_note) is refused with UNVOUCHED_REASON.
     ``read_unfamiliar=True`` reads either anyway (for development and the benchmark's ``--read-unfamiliar``), with
     the extra checks for such boards."""
     read = _read_cells(image, template, cube_lab)
@@ -1585,7 +1586,7 @@ def read_board(image: U8, template: Template, *, cube_lab: Mapping[str, Sequence
     cells_by_key = (_edges_second_look(cells_by_key, vetoed, read, template, model, pair) if model is not None
                     else vetoed)
     if not read.refuse and not _still_vouched(read, template, cells_by_key):
-        read = replace(read, refuse=True, notes=_refused_notes(read.notes))
+        read = replace(read, refuse=True, notes=_refused_notes(read.notes, _unvouched_note(read.vouching)))
     if read.refuse and not read_unfamiliar:
         refused = UNVOUCHED_REASON if UNVOUCHED_NOTE in read.notes else UNFAMILIAR_REASON
         cells_by_key = {k: replace(c, label="?", confidence=0.0, reason=refused) for k, c in cells_by_key.items()}
@@ -2470,7 +2471,7 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
                 if like_print >= need and not notes else None)
     if vouching is not None and not _vouching_cells(rect, template, vouching, loc.pose, reaches):
         # Refused: the note on the stickers' light (the board read with its calibrated print) no longer holds.
-        notes.append(UNLIKE_NOTE_CALIBRATED)
+        notes.append(_unvouched_note(vouching))
         warnings.clear()
         vouching = None
     # Second pass: empty cells that are plainly lit print are the best reference for their neighbours.
@@ -3603,8 +3604,10 @@ PRINT_UNLIKE = 15.0
 UNLIKE_NOTE_CALIBRATED = ("the board in this photo looks unlike its calibration (its print has another colour); "
                           "if it is another board, set up the camera for it (Gear > Set up the camera)")
 #: A calibrated board refused only because too little of its grids' print shows to check it against its calibration
-#: (fewer than LIKE_PRINT_MIN flat cells in all: cubes, their shadows or glare across every empty cell). It may be the
-#: calibrated board or another: the reason names both, and what to do for each. Development seed 574, photo 53, its
+#: (fewer than LIKE_PRINT_MIN flat cells in all: cubes, their shadows or glare across every empty cell), or, where its
+#: print measured against the stickers needed LIKE_PRINT_SHIFTED cells like it to confirm it, too few such cells once
+#: the cubes are read (_unvouched_note). It may be the calibrated board or another: the reason names both, and what to
+#: do for each. Development seed 574, photo 53, its
 #: own calibration: the camera 272 mm over the board's plane and beyond its edge, 32 of 39 cells holding cubes, each
 #: empty cell crossed by a neighbour's cube or shadow, the print around the grids 0.8-2.9 Lab units from its
 #: calibration; it had been refused with advice to set up the camera again, which would not have helped. On the
@@ -3801,11 +3804,24 @@ def _cube_cells(cells: Mapping[CellKey, Cell]) -> set[CellKey]:
             if cell.label in ("W", "M", "T") or (cell.label == "?" and cell.reason == "cube colour unclear")}
 
 
-def _refused_notes(notes: Sequence[str]) -> tuple[str, ...]:
-    """A reading's notes once its board is refused as unlike its calibration: that note, and none on the stickers'
-    light (the board was read with its calibrated print against them)."""
+def _refused_notes(notes: Sequence[str], note: str) -> tuple[str, ...]:
+    """A reading's notes once its board is refused as not vouched for: ``note`` (_unvouched_note), and none on the
+    stickers' light (the board was read with its calibrated print against them)."""
     kept = [n for n in notes if n not in (STICKER_LIGHT_NOTE, STICKERS_CLIPPED_NOTE, UNLIKE_NOTE_CALIBRATED)]
-    return (*kept, UNLIKE_NOTE_CALIBRATED)
+    return (*kept, note)
+
+
+def _unvouched_note(vouching: _Vouching | None) -> str:
+    """Why a board its cells no longer vouch for is refused. Where it needed LIKE_PRINT_SHIFTED cells like its print
+    (the stickers lit unlike it or clipped, or a grid left unread for the light around it), the stickers measured it as
+    its calibration allows and only too few cells show the print to confirm it: UNVOUCHED_NOTE, whose reason names both
+    the board set up (a photo that shows more print) and another board. Where two cells were enough, the print measured
+    against the stickers did not excuse it: UNLIKE_NOTE_CALIBRATED. Development seeds 556-562 and 564-576 (1,200
+    photos), own calibration: the two boards refused so at the end, 556/3 and 566/42, were overexposed, read with the
+    calibrated print, and nearly full (1 and 9 empty cells). With the next photo's calibration (another board), 574/12
+    (a grid left unread, LIT_BAND_REASON) is refused so too; the 8 others refused at the end needed two cells and
+    keep UNLIKE_NOTE_CALIBRATED."""
+    return UNVOUCHED_NOTE if vouching is not None and vouching.need > LIKE_PRINT_MIN else UNLIKE_NOTE_CALIBRATED
 
 
 def _strips_like_print(rect: _Rectified, template: Template, bands: Mapping[str, Sequence[_BandSample]],

@@ -1449,6 +1449,23 @@ def test_a_full_board_seen_from_low_down_asks_for_a_photo_from_higher_not_for_th
     assert reading.retake == reader.UNVOUCHED_REASON and all(c.label == "?" for c in reading.cells)
 
 
+def test_an_overexposed_nearly_full_board_too_few_cells_confirm_is_refused_for_too_little_print() -> None:
+    # Development seed 566, photo 42 at 12 MP, its own calibration: the stickers' white clipped, so the board's print
+    # measures lighter than calibrated against them and is read with its calibrated print, which LIKE_PRINT_SHIFTED
+    # cells like that print must confirm; 9 of the 39 cells are empty, and once the cubes are read too few of them
+    # remain. The board stays refused, but no longer as another board's print (its stickers measured it as its own):
+    # for too little print to check it, a reason that names the board set up and another board.
+    from vision import reader
+
+    image, truth, fitted = _calibrated_photo(566, 42, (4000, 3000), stored=True)
+    assert sum(row.count(".") for g in GEAR_GRIDS for row in truth[g]) == 9
+    reading = read_board(image, fitted)
+    assert reading.retake == reader.UNVOUCHED_REASON
+    assert reader.UNVOUCHED_NOTE in reading.notes and reader.UNLIKE_NOTE_CALIBRATED not in reading.notes
+    assert reader.STICKERS_CLIPPED_NOTE not in reading.notes
+    assert all(c.label == "?" and c.reason == reader.UNVOUCHED_REASON for c in reading.cells)
+
+
 @pytest.mark.parametrize(("seed", "index", "key"), [(571, 32, ("weapon_right", 1, 0)), (575, 52, ("helmet", 1, 1))])
 def test_a_tooth_the_first_network_confirms_with_little_margin_needs_the_second_networks_word(
         monkeypatch: pytest.MonkeyPatch, seed: int, index: int, key: tuple[str, int, int]) -> None:
