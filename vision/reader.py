@@ -3607,13 +3607,13 @@ UNLIKE_NOTE_CALIBRATED = ("the board in this photo looks unlike its calibration 
 #: (fewer than LIKE_PRINT_MIN flat cells in all: cubes, their shadows or glare across every empty cell), or, where its
 #: print measured against the stickers needed LIKE_PRINT_SHIFTED cells like it to confirm it, too few such cells once
 #: the cubes are read (_unvouched_note). It may be the calibrated board or another: the reason names both, and what to
-#: do for each. Development seed 574, photo 53, its
-#: own calibration: the camera 272 mm over the board's plane and beyond its edge, 32 of 39 cells holding cubes, each
-#: empty cell crossed by a neighbour's cube or shadow, the print around the grids 0.8-2.9 Lab units from its
-#: calibration; it had been refused with advice to set up the camera again, which would not have helped. On the
-#: development seeds 556-562 and 564-575 each read also with the next photo's calibration (another board), 39 of the
-#: 1,140 other boards' refusals and 1 of the 8 own boards' are of this kind. A board with fewer than two empty cells can
-#: never show enough print.
+#: do for each. Development seed 574, photo 53, its own calibration: the camera 272 mm over the board's plane and beyond
+#: its edge, 32 of 39 cells holding cubes, each empty cell crossed by a neighbour's cube or shadow, the print around the
+#: grids 0.8-2.9 Lab units from its calibration; it had been refused with advice to set up the camera again, which would
+#: not have helped. On the development seeds 556-562 and 564-575 each read also with the next photo's calibration
+#: (another board), 39 of the 1,140 other boards' refusals and 1 of the 8 own boards' were of this kind; with
+#: _unvouched_note and the grids left unread for the light around them (thirty-eighth session), 40 of 1,134 and 3 of 4.
+#: A board with fewer than two empty cells can never show enough print.
 UNVOUCHED_NOTE = ("too little of the grids' print shows between the cubes (or past their shadows or glare) to check "
                   "that this is the board set up with the camera")
 UNVOUCHED_REASON = ("too little of the grids' print shows to check that this is the board set up with the camera: if "
