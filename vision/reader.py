@@ -2310,18 +2310,14 @@ def _read_cells(image: U8, template: Template, cube_lab: Mapping[str, Sequence[f
                     and like_print >= LIKE_PRINT_SHIFTED):
                 shifted[g.name] = np.asarray(expected, dtype=np.float32)
                 light_note = STICKERS_CLIPPED_NOTE if overexposed else light_note
-            elif (g.name in calibrated and off > PRINT_UNLIKE and float(measured[0]) < expected[0]
-                  and as_calibrated and like_print >= LIKE_PRINT_SHIFTED):
-                # Darker than calibrated where other grids of the board measure as calibrated, and many cells look
-                # like their print: the board around this grid lies in a shadow (a hand's, out of the photo).
-                unread[g.name] = SHADED_BAND_REASON
             elif (g.name in calibrated and off > PRINT_UNLIKE and as_calibrated and like_print >= LIKE_PRINT_SHIFTED
-                  and g.name not in covered_grids):
-                # Not darker, and too far off to be the stickers lit unlike the board, where at least one other grid
-                # measures as calibrated against the same stickers and many cells look like their print: another light
-                # falls on this part of the board, or it is another board whose print is like this one's elsewhere.
-                # Its print's light is unknown: left unread (a covered grid keeps its own reason, below).
-                unread[g.name] = LIT_BAND_REASON
+                  and ((darker := float(measured[0]) < expected[0]) or g.name not in covered_grids)):
+                # At least one other grid of the board measures as calibrated against the same stickers, and many cells
+                # look like their print. Darker than calibrated: the board around this grid lies in a shadow (a hand's,
+                # out of the photo). Otherwise, too far off to be the stickers lit unlike the board: another light falls
+                # on this part of the board, or it is another board whose print is like this one's elsewhere (a covered
+                # grid keeps its own reason, below). Either way its print's light is unknown: left unread.
+                unread[g.name] = SHADED_BAND_REASON if darker else LIT_BAND_REASON
             elif off > PRINT_UNLIKE and not notes and g.name not in covered_grids:
                 notes.append(UNLIKE_NOTE_CALIBRATED if template.board_lab else UNLIKE_NOTE_TEMPLATE)
         elif template.board_lab is not None and g.name not in own_print:
@@ -4028,6 +4024,15 @@ def _grids_left(cells: Sequence[Cell], reason: str) -> str:
     return f"the {', '.join(grids)} grid{'s' if len(grids) > 1 else ''}" if grids else ""
 
 
+#: Reasons that leave a whole grid '?' for what lies over or around it in this photo, each with what the retake says
+#: of them ("{}": the grids, _grids_left), in the order it says them.
+_GRID_LEFT_ADVICE = (
+    (COVERED_GRID_REASON, f"something covers {{}} (a hand?); {COVERED_GRID_ADVICE}"),
+    (SHADED_BAND_REASON, f"the board around {{}} lies in a shadow; {SHADED_BAND_ADVICE}"),
+    (LIT_BAND_REASON, f"the board around {{}} measures unlike its calibration; {LIT_BAND_ADVICE}"),
+)
+
+
 def retake_reason(note: str | None, cells: Sequence[Cell], blur: float, settled: Sequence[str] = ()) -> str | None:
     """Why the group should take another photo (None: no need): the board is not set up, the photo is too
     blurry (``blur`` mm), glare or doubt on cells; ``note`` (how the board was found) leads when there is one.
@@ -4046,16 +4051,12 @@ def retake_reason(note: str | None, cells: Sequence[Cell], blur: float, settled:
     unconfirmed = [c for c in cells if c.label == "?" and c.reason == UNCONFIRMED_REASON]
     if unconfirmed:
         reasons.append(f"cells {_cell_names(unconfirmed)} {CONFIRM_ADVICE}")
-    if covered := _grids_left(cells, COVERED_GRID_REASON):
-        reasons.append(f"something covers {covered} (a hand?); {COVERED_GRID_ADVICE}")
-    if shaded := _grids_left(cells, SHADED_BAND_REASON):
-        reasons.append(f"the board around {shaded} lies in a shadow; {SHADED_BAND_ADVICE}")
-    if lit := _grids_left(cells, LIT_BAND_REASON):
-        reasons.append(f"the board around {lit} measures unlike its calibration; {LIT_BAND_ADVICE}")
+    for reason, advice in _GRID_LEFT_ADVICE:
+        if grids := _grids_left(cells, reason):
+            reasons.append(advice.format(grids))
     # (A grid not set up with the camera is no matter of this photo either: another photo would not read it.)
     other = [c for c in cells if c.label == "?" and c.reason not in (
-        GLARE_REASON, UNSET_REASON, UNCONFIRMED_REASON, COVERED_GRID_REASON, SHADED_BAND_REASON, LIT_BAND_REASON,
-        *settled)]
+        GLARE_REASON, UNSET_REASON, UNCONFIRMED_REASON, *(reason for reason, _ in _GRID_LEFT_ADVICE), *settled)]
     if other:
         reasons.append(f"uncertain cells {_cell_names(other)}")
     if reasons and note:
