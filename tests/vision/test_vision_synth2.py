@@ -779,6 +779,34 @@ def test_wood_in_a_highlights_halo_that_the_rules_and_both_networks_call_a_tooth
     assert read_board(image, fitted).grids["weapon_left"][0][1] == "T"
 
 
+def test_a_tooth_in_a_halo_measured_whole_as_ivory_is_read_by_the_pair(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Development seed 577, photo 4 at 12 MP, as the benchmark stores it: teeth in a highlight's halo, their tops not
+    # clipped at all. Past the glare the rules read teeth; the cell network says tooth at 0.961 on weapon_left[2][0]
+    # and the second network agrees. A halo adds the same light to every channel, so it cannot make a grey metal top
+    # less blue than red, nor a wood top lose its redness: a top measured whole, as light as a tooth's and no bluer
+    # than red, is a tooth (reader._tooth_past_glare). The halo'd metal top of seed 535, photo 9, measured whole,
+    # was 0.70-0.75 and bluer than red; the wood of 556/40 (the test above) had its top's place clipped.
+    from vision import reader
+    from vision.reader import GLARE_CLEAR_TOP, GLARE_REASON, GLARE_RULES, GLARE_TOOTH_LIGHT, NET_PAIR_ACCEPT
+
+    image, truth, fitted = _calibrated_photo(577, 4, (4000, 3000), stored=True)
+    key = ("weapon_left", 2, 0)
+    assert truth["weapon_left"][2][0] == "T"
+    rules = _cell(read_board(image, fitted, net=False), key)
+    assert rules.reason == GLARE_REASON and GLARE_RULES[int(rules.features["glare_rules"])] == "T"
+    assert rules.features["clipped"] <= GLARE_CLEAR_TOP
+    assert rules.features["glare_top_min"] >= GLARE_TOOTH_LIGHT and rules.features["glare_top_warm"] >= 0.0
+    reading = read_board(image, fitted)
+    cell = _cell(reading, key)
+    assert cell.label == "T" and cell.features["check_p"] >= NET_PAIR_ACCEPT
+    assert _confident_errors(truth, dict(reading.grids)) == 0
+    # A top a little bluer than red (as grey metal's) would not be taken for ivory: the cell stays '?' for glare.
+    original = reader._tooth_past_glare
+    monkeypatch.setattr(reader, "_tooth_past_glare", lambda c, pale: original(
+        replace(c, features={**c.features, "glare_top_warm": -0.01}), pale))
+    assert _cell(read_board(image, fitted), key).reason == GLARE_REASON
+
+
 def test_wood_under_glare_that_the_rules_and_the_first_network_call_teeth_stays_unread(
         monkeypatch: pytest.MonkeyPatch) -> None:
     # Development seed 511, photo 0 at 12 MP (GLARE_ALONE_ACCEPT's case): two wood cubes under glare, teeth to the
