@@ -1848,6 +1848,8 @@ def _glare_allows(cell: Cell, label: str, p: float, pale: bool = False) -> bool:
     answer: GLARE_PALE_ACCEPT) and the top is not clipped white. On a ``pale`` grid an empty answer never stands
     here: only where the cell is found flat (_flat_on_pale)."""
     rules = _glare_rules_label(cell, pale)
+    if _material_on_white(cell, label):
+        return False
     if pale and label == ".":
         # On a print kept as clipped white, an empty reading needs the cell found flat (_flat_on_pale): development
         # seed 509, photo 49, a metal cube whose top was not clipped (unlike the print around it) was empty to both
@@ -2025,7 +2027,17 @@ def _glare_pair(cell: Cell, pale: bool) -> bool:
     rules = _glare_rules_label(cell, pale)
     if f.get("clipped", 1.0) <= GLARE_CLEAR_TOP:
         return label != "." or not (pale or rules in "WMT")
-    return not pale and rules == label
+    return not pale and rules == label and not _material_on_white(cell, label)
+
+
+def _material_on_white(cell: Cell, label: str) -> bool:
+    """Whether ``label`` is wood or metal read for a glare cell whose top's place is clipped white (GLARE_WHITE_MAX):
+    such a top shows no colour, and what the rules read past the glare is the clipped white against the print's
+    light (on a yellow print, a white bluer than the print: metal to them), and the networks see a white top with
+    shaded sides. Development seed 578, photo 9: a tooth's top clipped white (0.99 of it) on a yellow print, metal to
+    the rules past the glare and to both networks (0.987, 0.99): a confident error. On seeds 577 and 578 no other wood
+    or metal was read on a top so clipped (2 teeth and 5 empty cells of a print clipped white were, all right)."""
+    return label in "WM" and cell.features.get("white", 1.0) >= GLARE_WHITE_MAX
 
 
 def _tooth_past_glare(cell: Cell, pale: bool) -> bool:

@@ -807,6 +807,28 @@ def test_a_tooth_in_a_halo_measured_whole_as_ivory_is_read_by_the_pair(monkeypat
     assert _cell(read_board(image, fitted), key).reason == GLARE_REASON
 
 
+def test_a_top_clipped_white_under_glare_is_not_read_as_metal_or_wood(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Development seed 578, photo 9 at 12 MP, as the benchmark stores it: a tooth on a yellow print, its top clipped
+    # white under a highlight, its sides in shade. Past the glare the rules measure the clipped white against the
+    # print's light, a white bluer than the print, and read metal; both networks agreed (0.987, 0.99), and the pair
+    # read metal: a confident error. A top clipped white shows no colour: wood or metal is never read on it
+    # (reader._material_on_white); the cell stays '?' for glare.
+    from vision import reader
+    from vision.reader import GLARE_REASON, GLARE_RULES, GLARE_WHITE_MAX
+
+    image, truth, fitted = _calibrated_photo(578, 9, (4000, 3000), stored=True)
+    key = ("weapon_left", 2, 4)
+    assert truth["weapon_left"][2][4] == "T"
+    reading = read_board(image, fitted)
+    cell = _cell(reading, key)
+    assert cell.label == "?" and cell.reason == GLARE_REASON
+    assert GLARE_RULES[int(cell.features["glare_rules"])] == "M" and cell.features["white"] >= GLARE_WHITE_MAX
+    assert cellnet.LABELS[int(cell.features["net_best"])] == "M"
+    assert _confident_errors(truth, dict(reading.grids)) == 0
+    monkeypatch.setattr(reader, "_material_on_white", lambda c, label: False)
+    assert read_board(image, fitted).grids["weapon_left"][2][4] == "M"
+
+
 def test_wood_under_glare_that_the_rules_and_the_first_network_call_teeth_stays_unread(
         monkeypatch: pytest.MonkeyPatch) -> None:
     # Development seed 511, photo 0 at 12 MP (GLARE_ALONE_ACCEPT's case): two wood cubes under glare, teeth to the
