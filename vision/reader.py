@@ -1846,7 +1846,8 @@ def _glare_allows(cell: Cell, label: str, p: float, pale: bool = False) -> bool:
     glare, read the same and the network is sure at GLARE_ACCEPT, or they cannot tell, the network is sure at
     GLARE_ALONE_ACCEPT (on a ``pale`` grid, one whose print is clipped white itself, where the rules' tooth is no
     answer: GLARE_PALE_ACCEPT) and the top is not clipped white. On a ``pale`` grid an empty answer never stands
-    here: only where the cell is found flat (_flat_on_pale)."""
+    here: only where the cell is found flat (_flat_on_pale). Wood or metal never stands on a top clipped white
+    (_material_on_white)."""
     rules = _glare_rules_label(cell, pale)
     if _material_on_white(cell, label):
         return False
@@ -2003,7 +2004,8 @@ def _glare_rules_label(cell: Cell, pale: bool) -> str:
 
 def _glare_pair(cell: Cell, pale: bool) -> bool:
     """Whether a glare cell may be decided by the two networks' agreement: the rules, reading past the glare, read
-    what the first network reads, on a grid whose print is not kept as clipped white (``pale``), and not a tooth.
+    what the first network reads, on a grid whose print is not kept as clipped white (``pale``), and not a tooth (but
+    one measured whole as ivory, _tooth_past_glare), nor wood or metal on a top clipped white (_material_on_white).
 
     Glare adds light to a top, and a wood or metal top made lighter and greyer reads as the palest cube: past the
     glare, the rules' tooth is what any brightened cube looks like, and the networks see the same brightened top.
@@ -2011,13 +2013,14 @@ def _glare_pair(cell: Cell, pale: bool) -> bool:
     (metal tops clipped white), 554/43 and 556/40 (wood in a highlight's halo, the networks at 0.952-0.979), among
     right teeth read at the same probabilities (20 photos each of seeds 530, 548 and 549, and 60 of 556: 8 right, 1
     wrong). A tooth under glare is read where the rules past it read a tooth and the first network is sure at
-    GLARE_ACCEPT, with the second's word (_glare_allows, _confirmed), or in a photo taken darker.
+    GLARE_ACCEPT, with the second's word (_glare_allows, _confirmed), where its top is measured whole as ivory
+    (_tooth_past_glare: those wrong teeth had their tops clipped), or in a photo taken darker.
 
     Where the place of the cube's top has no clipped pixel (feature ``clipped`` at most GLARE_CLEAR_TOP), the rules'
     reading past the glare need not agree: the pair decides, but never a tooth (a halo's light brightens a cube
-    towards the palest one without clipping it), nor an empty cell where the rules past the glare read a cube (the
-    edge check's guard, _rules_saw_a_cube, does not see a glare cell's reading) or on a ``pale`` grid (_glare_allows:
-    that needs the cell found flat)."""
+    towards the palest one without clipping it; _tooth_past_glare asks the rules' tooth too), nor an empty cell
+    where the rules past the glare read a cube (the edge check's guard, _rules_saw_a_cube, does not see a glare
+    cell's reading) or on a ``pale`` grid (_glare_allows: that needs the cell found flat)."""
     f = cell.features
     if cell.reason != GLARE_REASON or "net_best" not in f or "glare_rules" not in f:
         return False
@@ -2035,8 +2038,9 @@ def _material_on_white(cell: Cell, label: str) -> bool:
     such a top shows no colour, and what the rules read past the glare is the clipped white against the print's
     light (on a yellow print, a white bluer than the print: metal to them), and the networks see a white top with
     shaded sides. Development seed 578, photo 9: a tooth's top clipped white (0.99 of it) on a yellow print, metal to
-    the rules past the glare and to both networks (0.987, 0.99): a confident error. On seeds 577 and 578 no other wood
-    or metal was read on a top so clipped (2 teeth and 5 empty cells of a print clipped white were, all right)."""
+    the rules past the glare and to both networks (0.987, 0.99): a confident error. On seeds 577-579 (160 photos) no
+    other wood or metal was read on a top so clipped (4 teeth and 5 empty cells of a print clipped white were, all
+    right, and still are)."""
     return label in "WM" and cell.features.get("white", 1.0) >= GLARE_WHITE_MAX
 
 
