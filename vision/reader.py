@@ -1741,7 +1741,8 @@ NET_PAIR_ACCEPT = 0.95
 #: alone at GLARE_ACCEPT still may, with the rules' tooth and the second's word: _glare_allows, _confirmed). Since the
 #: thirty-second, a glare cell whose top's place has no clipped pixel (GLARE_CLEAR_TOP) is the pair's whatever the
 #: rules past the glare read, a tooth still excepted, and an empty cell where they read a cube (510/81's tops were
-#: clipped).
+#: clipped). Since the thirty-ninth, a tooth whose top is measured whole as a tooth's (_tooth_past_glare), and no
+#: wood or metal on a top clipped white (_material_on_white).
 PAIR_REASONS = SECOND_LOOK_REASONS | {DISAGREE_REASON, DEEP_PRINT_REASON, WOOD_PRINT_SHADE_REASON}
 
 #: On calibrated grids (boards neither reader was tuned on) every cell the rules decided is cross-checked, however
@@ -2047,31 +2048,37 @@ def _material_on_white(cell: Cell, label: str) -> bool:
 def _tooth_past_glare(cell: Cell, pale: bool) -> bool:
     """Whether the networks' tooth may stand on a glare cell (_glare_pair): the rules past the glare read a tooth,
     on a grid whose print is not kept as clipped white, and the top is measured whole (no clipped pixel where it
-    lies, GLARE_CLEAR_TOP) as a tooth's: its darkest channel at GLARE_TOOTH_LIGHT of white or more, and no bluer than
-    red (ivory, CUBE_LAB; a grey metal top is as blue as red or bluer).
+    lies, GLARE_CLEAR_TOP) as a tooth's: its darkest channel at GLARE_TOOTH_LIGHT of white or more, and redder than
+    blue by 0 to GLARE_TOOTH_WARM_MAX (ivory's red is over its blue; grey metal's is not, and wood's by far more).
 
     A halo adds light to a top: any cube made lighter and greyer reads as the palest one, so the pair read no tooth
     under glare at all before (every confident error it made there was such a tooth). But a halo of white light adds
-    the same to each channel: it cannot make a grey metal top less blue than red, and a wood top it lightens that far
-    keeps more red than ivory has. The teeth the pair made wrongly had their tops clipped (development
-    seeds 537/2, 548/39, 554/43, 556/40: their measured tops clipped in 0.9 to 1.0 of the place), and the one halo'd
-    metal top measured whole (535/9, weapon_left [2][2]: 0.70, 0.71, 0.75) was bluer than red."""
+    the same to each channel: it cannot make a grey metal top less blue than red, nor take away a wood top's excess of
+    red over blue. The teeth the pair made wrongly had their tops clipped (development seeds 535/9, 537/2, 548/39,
+    554/43, 556/40: their measured tops clipped in 0.9 to 1.0 of the place), and the one halo'd top measured whole
+    that came near GLARE_TOOTH_LIGHT was metal (535/9, weapon_left [2][2]: 0.70, 0.71, 0.75), bluer than red."""
     f = cell.features
     return (not pale and _glare_rules_label(cell, pale) == "T" and f.get("clipped", 1.0) <= GLARE_CLEAR_TOP
-            and f.get("glare_top_min", 0.0) >= GLARE_TOOTH_LIGHT and f.get("glare_top_warm", -1.0) >= 0.0)
+            and f.get("glare_top_min", 0.0) >= GLARE_TOOTH_LIGHT
+            and 0.0 <= f.get("glare_top_warm", -1.0) <= GLARE_TOOTH_WARM_MAX)
 
 
 #: A glare cell's top, measured whole, is a tooth's (_tooth_past_glare) only with its darkest channel's reflectance
 #: this much of white's or more. Development seeds 577 and 578 (100 photos, first read in the thirty-ninth session):
 #: the teeth so measured that both networks read were 0.77 to 0.87 (the halo'd metal of 535/9: 0.70); 3 cells more
-#: read, none wrong. The test set (--quiet): 1 cell more, no confident error.
+#: read, none wrong. The test set (--quiet): 1 cell more, no confident error. (By CUBE_LAB alone ivory's darkest
+#: channel is 0.71: a tooth under a halo measures lighter than its own colour.)
 GLARE_TOOTH_LIGHT = 0.75
+#: ... and its red over its blue (reflectance) at most this much: ivory's is 0.15 by CUBE_LAB, wood's 0.44; the teeth
+#: measured so on seeds 577 and 578 were 0 to 0.15.
+GLARE_TOOTH_WARM_MAX = 0.3
 
 
 #: A glare cell whose top's place has at most this fraction of its pixels clipped in any channel is decided by the two
 #: networks' agreement whatever the rules read past the glare (_glare_pair): the top's colours are all measured,
 #: though a halo may have added light to them, and what keeps the pair safe there is what was measured, with no
-#: tooth read (the palest cube, which a halo's light moves any cube towards). Development seeds 530, 548, 549 (20
+#: tooth read (the palest cube, which a halo's light moves any cube towards) but one the rules past the glare read
+#: too, measured as a tooth's (_tooth_past_glare). Development seeds 530, 548, 549 (20
 #: photos each) and 556-562, 564 (60 each): of 2,333 glare cells on calibrated grids, 1,174 had no clipped pixel
 #: where a top would be; the networks agreed at NET_PAIR_ACCEPT on 1,056 of those, all right (71 of them on prints
 #: calibration kept as clipped white), and on 832 of the others, 6 of them wrong. With it 64 glare cells more are

@@ -782,12 +782,21 @@ def test_wood_in_a_highlights_halo_that_the_rules_and_both_networks_call_a_tooth
 def test_a_tooth_in_a_halo_measured_whole_as_ivory_is_read_by_the_pair(monkeypatch: pytest.MonkeyPatch) -> None:
     # Development seed 577, photo 4 at 12 MP, as the benchmark stores it: teeth in a highlight's halo, their tops not
     # clipped at all. Past the glare the rules read teeth; the cell network says tooth at 0.961 on weapon_left[2][0]
-    # and the second network agrees. A halo adds the same light to every channel, so it cannot make a grey metal top
-    # less blue than red, nor a wood top lose its redness: a top measured whole, as light as a tooth's and no bluer
-    # than red, is a tooth (reader._tooth_past_glare). The halo'd metal top of seed 535, photo 9, measured whole,
-    # was 0.70-0.75 and bluer than red; the wood of 556/40 (the test above) had its top's place clipped.
+    # (under GLARE_ACCEPT, so only the pair may read it) and the second network agrees. A halo adds the same light to
+    # every channel, so it cannot make a grey metal top less blue than red, nor take away a wood top's excess of red:
+    # a top measured whole, lighter than GLARE_TOOTH_LIGHT and redder than blue by no more than ivory may be, is a
+    # tooth (reader._tooth_past_glare). The halo'd metal top of seed 535, photo 9, measured whole, was 0.70-0.75 and
+    # bluer than red; the wood of 556/40 (the test above) had its top's place clipped.
     from vision import reader
-    from vision.reader import GLARE_CLEAR_TOP, GLARE_REASON, GLARE_RULES, GLARE_TOOTH_LIGHT, NET_PAIR_ACCEPT
+    from vision.reader import (
+        GLARE_ACCEPT,
+        GLARE_CLEAR_TOP,
+        GLARE_REASON,
+        GLARE_RULES,
+        GLARE_TOOTH_LIGHT,
+        GLARE_TOOTH_WARM_MAX,
+        NET_PAIR_ACCEPT,
+    )
 
     image, truth, fitted = _calibrated_photo(577, 4, (4000, 3000), stored=True)
     key = ("weapon_left", 2, 0)
@@ -795,16 +804,20 @@ def test_a_tooth_in_a_halo_measured_whole_as_ivory_is_read_by_the_pair(monkeypat
     rules = _cell(read_board(image, fitted, net=False), key)
     assert rules.reason == GLARE_REASON and GLARE_RULES[int(rules.features["glare_rules"])] == "T"
     assert rules.features["clipped"] <= GLARE_CLEAR_TOP
-    assert rules.features["glare_top_min"] >= GLARE_TOOTH_LIGHT and rules.features["glare_top_warm"] >= 0.0
+    assert rules.features["glare_top_min"] >= GLARE_TOOTH_LIGHT
+    assert 0.0 <= rules.features["glare_top_warm"] <= GLARE_TOOTH_WARM_MAX
     reading = read_board(image, fitted)
     cell = _cell(reading, key)
-    assert cell.label == "T" and cell.features["check_p"] >= NET_PAIR_ACCEPT
+    assert cell.label == "T" and NET_PAIR_ACCEPT <= cell.features["net_p"] < GLARE_ACCEPT
+    assert cell.features["check_p"] >= NET_PAIR_ACCEPT
     assert _confident_errors(truth, dict(reading.grids)) == 0
-    # A top a little bluer than red (as grey metal's) would not be taken for ivory: the cell stays '?' for glare.
+    # A top a little bluer than red (as grey metal's), or as red over blue as wood, would not be taken for ivory, nor
+    # one darker than GLARE_TOOTH_LIGHT: the cell stays '?' for glare.
     original = reader._tooth_past_glare
-    monkeypatch.setattr(reader, "_tooth_past_glare", lambda c, pale: original(
-        replace(c, features={**c.features, "glare_top_warm": -0.01}), pale))
-    assert _cell(read_board(image, fitted), key).reason == GLARE_REASON
+    for changed in ({"glare_top_warm": -0.01}, {"glare_top_warm": 0.44}, {"glare_top_min": GLARE_TOOTH_LIGHT - 0.01}):
+        monkeypatch.setattr(reader, "_tooth_past_glare", lambda c, pale, changed=changed: original(
+            replace(c, features={**c.features, **changed}), pale))
+        assert _cell(read_board(image, fitted), key).reason == GLARE_REASON, changed
 
 
 def test_a_top_clipped_white_under_glare_is_not_read_as_metal_or_wood(monkeypatch: pytest.MonkeyPatch) -> None:
