@@ -1583,22 +1583,35 @@ def test_glare_beside_a_cell_whose_top_shows_no_clipped_pixel_is_left_to_both_ne
     assert all(without[g][r][c] == "?" for g, r, c in keys)
 
 
-def test_the_glare_pair_reads_no_tooth_and_no_empty_over_the_rules_cube_or_pale_print() -> None:
-    from vision.reader import GLARE_REASON, GLARE_RULES, _glare_pair
+def test_which_glare_cells_the_pair_may_read() -> None:
+    # reader._glare_pair: no tooth unless its top is measured whole as one (_tooth_past_glare), no empty cell over the
+    # rules' cube or on a print kept as clipped white, no wood or metal on a top clipped white (_material_on_white).
+    from vision.reader import GLARE_REASON, GLARE_RULES, GLARE_WHITE_MAX, _glare_pair
 
-    def cell(net: str, rules: str, clipped: float) -> Cell:
+    def cell(net: str, rules: str, clipped: float, white: float = 0.0, **top: float) -> Cell:
         return Cell("helmet", 0, 0, "?", 0.0, GLARE_REASON, {
             "net_best": float(cellnet.LABELS.index(net)), "glare_rules": float(GLARE_RULES.index(rules)),
-            "clipped": clipped})
+            "clipped": clipped, "white": white, **top})
 
     assert _glare_pair(cell("M", "?", 0.0), pale=False) and _glare_pair(cell("M", ".", 0.0), pale=True)
     assert _glare_pair(cell(".", "?", 0.0), pale=False) and not _glare_pair(cell(".", "?", 0.0), pale=True)
     # No empty cell where the rules past the glare read a cube (the edge check's guard does not see their reading).
     assert not _glare_pair(cell(".", "M", 0.0), pale=False) and _glare_pair(cell(".", ".", 0.0), pale=False)
+    # A tooth only with its top measured whole as a tooth's, and with the rules' tooth past the glare.
     assert not _glare_pair(cell("T", "T", 0.0), pale=False)
+    ivory = {"glare_top_min": 0.8, "glare_top_warm": 0.1}
+    assert _glare_pair(cell("T", "T", 0.0, **ivory), pale=False)
+    assert not _glare_pair(cell("T", "?", 0.0, **ivory), pale=False)
+    assert not _glare_pair(cell("T", "T", 0.0, **ivory), pale=True)
+    assert not _glare_pair(cell("T", "T", 0.0, glare_top_min=0.8, glare_top_warm=-0.02), pale=False)
+    assert not _glare_pair(cell("T", "T", 0.0, glare_top_min=0.8, glare_top_warm=0.44), pale=False)
+    assert not _glare_pair(cell("T", "T", 0.0, glare_top_min=0.6, glare_top_warm=0.1), pale=False)
     # A top with clipped pixels: only where the rules past the glare read the same, on a print not clipped white.
     assert not _glare_pair(cell("M", "?", 0.02), pale=False) and _glare_pair(cell("M", "M", 0.02), pale=False)
     assert not _glare_pair(cell("M", "M", 0.02), pale=True)
+    # ... and never wood or metal on a top clipped white.
+    assert not _glare_pair(cell("M", "M", 0.9, white=GLARE_WHITE_MAX), pale=False)
+    assert not _glare_pair(cell("W", "W", 0.9, white=0.9), pale=False)
 
 
 def test_cubes_the_colour_of_another_boards_print_do_not_vouch_for_it_with_their_own_print_beside_them(
