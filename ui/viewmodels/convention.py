@@ -27,6 +27,9 @@ class ConventionModel(EventDispatcher):  # type: ignore[misc]
         self._worker = Worker("hub", settle=False)
         self._link: Any = None
         self._sent: set[str] = set()
+        #: Results handed to the hub worker whose send has not finished: till then the status says so, not the
+        #: outbox's "all sent" from before the result was in it.
+        self._sending = 0
         self._poll: Any = None
         game.bind(phase=self._on_phase)
 
@@ -59,8 +62,13 @@ class ConventionModel(EventDispatcher):  # type: ignore[misc]
     def refresh(self) -> None:
         link = self._link
         if link is not None:
-            self._worker.submit(link.status, lambda label: setattr(self, "status_text", tr.f("Hub: {status}",
-                                                                                          status=label)))
+            self._worker.submit(link.status, self._show_status)
+
+    def _show_status(self, label: str) -> None:
+        if self._sending:
+            self.status_text = tr._("Hub: sending the result...")
+        else:
+            self.status_text = tr.f("Hub: {status}", status=label)
 
     def _on_phase(self, _game: Any, phase: str) -> None:
         link = self._link
@@ -82,7 +90,17 @@ class ConventionModel(EventDispatcher):  # type: ignore[misc]
 
             return str(link.send_result(result_payload(result, game, path, seq=seq, started_at=started)))
 
-        self._worker.submit(job, lambda _key: self.refresh(), lambda error: setattr(self, "status_text", str(error)))
+        def sent(_key: str) -> None:
+            self._sending -= 1
+            self.refresh()
+
+        def failed(error: BaseException) -> None:
+            self._sending -= 1
+            self.status_text = str(error)
+
+        self._sending += 1
+        self.status_text = tr._("Hub: sending the result...")
+        self._worker.submit(job, sent, failed)
 
     def close(self) -> None:
         if self._poll is not None:
