@@ -1842,6 +1842,45 @@ def _unlike_a_top(cell: Cell, label: str) -> bool:
     return "best" in f and (f.get("L", CUBE_L_MIN) < CUBE_L_MIN or f.get("u_top", 0.0) >= SPLIT_TOP)
 
 
+#: A calibrated cell whose print reference (the print's light beside it, features ``ref_r``, ``ref_g``, ``ref_b``) is
+#: under this fraction of its grid's median reference lies in a shadow (_shaded_reference): its cube's top may stand
+#: in other light than that print, and the top normalised by it shows a colour of neither the cube nor the light (a
+#: lamp-lit top over print in a bluish shadow turns warm). The rules then read the top over the interval between
+#: that light and the lit print's (_classify_over_light); the networks see only the normalised patch, so their
+#: answer does not overrule the rules' leaning there (_second_look, _paired). Development seed 581 (photo 23, read
+#: once, before any change): a metal cube beside a large shadow, its reference 0.48 of its grid's, read as wood by
+#: both networks at 0.999 against the rules' leaning to a tooth. On seeds 509 and 577-581 (350 photos) the networks
+#: read 133 other cells against the rules' leaning, all right, at 0.89 of their grid's reference or more; of the
+#: 5,172 cubes they decided, the next lowest lay at 0.61 (metal, with the rules' leaning).
+SHADED_REFERENCE = 0.75
+
+
+def _grid_light(cells: Mapping[CellKey, Cell]) -> dict[str, float]:
+    """Per grid, the median luminance of its cells' print references (_shaded_reference)."""
+    lums: dict[str, list[float]] = {}
+    for key, cell in cells.items():
+        if "ref_r" in cell.features:
+            lums.setdefault(key[0], []).append(_reference_luminance(cell))
+    return {grid: float(np.median(values)) for grid, values in lums.items()}
+
+
+def _reference_luminance(cell: Cell) -> float:
+    f = cell.features
+    return float(_LUMA[0] * f["ref_r"] + _LUMA[1] * f["ref_g"] + _LUMA[2] * f["ref_b"])
+
+
+def _shaded_reference(cell: Cell, grid_light: Mapping[str, float]) -> bool:
+    """Whether a cell's print reference lies in a shadow: under SHADED_REFERENCE of its grid's median reference."""
+    light = grid_light.get(cell.grid)
+    return "ref_r" in cell.features and light is not None and _reference_luminance(cell) < SHADED_REFERENCE * light
+
+
+def _against_leaning(cell: Cell, label: str) -> bool:
+    """Whether ``label`` is a cube other than the one the rules' colours ranked first (feature ``best``)."""
+    best = int(cell.features.get("best", -1))
+    return label in "WMT" and best >= 0 and "WMT"[best] != label
+
+
 def _glare_allows(cell: Cell, label: str, p: float, pale: bool = False) -> bool:
     """Whether the network's answer (at probability ``p``) for a glare cell may stand: the rules, reading past the
     glare, read the same and the network is sure at GLARE_ACCEPT, or they cannot tell, the network is sure at
@@ -1878,7 +1917,8 @@ def _second_look(read: _CellsRead, template: Template, model: CellNet, *,
     unlikely, the two readers disagree and the cell is '?' (on a calibrated grid, the network's answer when it
     is sure at NET_ALONE_ACCEPT; the rules' label is kept in the ``rules_label`` feature). Then, on calibrated
     grids, the ``check`` network must confirm each answer the first gave (_confirmed), and is asked about the
-    cells still '?' that the first is sure of at NET_PAIR_ACCEPT (_paired)."""
+    cells still '?' that the first is sure of at NET_PAIR_ACCEPT (_paired). The network's answer at NET_ALONE_ACCEPT
+    does not overrule the rules' leaning where the cell's print reference lies in a shadow (_shaded_reference)."""
     undecided = [k for k, c in read.cells.items() if c.label == "?" and "ref_r" in c.features and familiar(k)
                  and (c.reason in SECOND_LOOK_REASONS or (c.reason == GLARE_REASON and k[0] in read.calibrated
                                                           and GLARE_LOOK_ON_CALIBRATED))]
@@ -1889,6 +1929,7 @@ def _second_look(read: _CellsRead, template: Template, model: CellNet, *,
         return _paired(read.cells, read, template, model, check, familiar) if check is not None else read.cells
     probs = _net_reads(model, read, template, keys)
     out = dict(read.cells)
+    light = _grid_light(read.cells)
     # Cells the first network's answer decides: (that reading, the reading without it).
     said: dict[CellKey, tuple[Cell, Cell]] = {}
     # The rules' teeth the first network confirmed under NET_PAIR_ACCEPT, for the second network (_confirmed).
@@ -1899,7 +1940,8 @@ def _second_look(read: _CellsRead, template: Template, model: CellNet, *,
         feats = {**cell.features, **answer}
         calibrated = key[0] in read.calibrated
         alone = (calibrated and familiar(key) and cell.reason != GLARE_REASON and p[best] >= NET_ALONE_ACCEPT
-                 and not _unlike_a_top(cell, cellnet.LABELS[best]))
+                 and not _unlike_a_top(cell, cellnet.LABELS[best])
+                 and not (_shaded_reference(cell, light) and _against_leaning(cell, cellnet.LABELS[best])))
         if i >= len(undecided):
             agree = float(p[cellnet.LABELS.index(cell.label)])
             # What the rules read, whatever the cell ends as (vision.retake weighs it against another photo's).
@@ -2225,7 +2267,8 @@ def _paired(cells: Mapping[CellKey, Cell], read: _CellsRead, template: Template,
     patch, and where it gives the same label at NET_PAIR_ACCEPT or more, the cell takes that label (its confidence
     the lower of the two; the feature ``check_p``). Cells the first network was not shown (PAIR_REASONS beyond
     SECOND_LOOK_REASONS) are shown to it first. A cell the rules lead (_rules_lead) takes their label where the
-    second network gives it RULES_LEAD_CHECK or more."""
+    second network gives it RULES_LEAD_CHECK or more. No cube against the rules' leaning is read where the cell's
+    print reference lies in a shadow (_shaded_reference)."""
     ask = [k for k, c in cells.items() if c.label == "?" and k[0] in read.calibrated and familiar(k)
            and "ref_r" in c.features and "check_p" not in c.features
            and (c.reason in PAIR_REASONS or _glare_pair(c, k[0] in template.clipped_print))]
@@ -2234,8 +2277,11 @@ def _paired(cells: Mapping[CellKey, Cell], read: _CellsRead, template: Template,
     if unseen:
         for key, p in zip(unseen, _net_reads(model, read, template, unseen), strict=True):
             out[key] = replace(out[key], features={**out[key].features, **_net_answer(p)[1]})
+    light = _grid_light(cells)
     ask = [k for k in ask if (out[k].features["net_p"] >= NET_PAIR_ACCEPT or _rules_lead(out[k]))
-           and not _unlike_a_top(out[k], cellnet.LABELS[int(out[k].features["net_best"])])]
+           and not _unlike_a_top(out[k], cellnet.LABELS[int(out[k].features["net_best"])])
+           and not (_shaded_reference(out[k], light)
+                    and _against_leaning(out[k], cellnet.LABELS[int(out[k].features["net_best"])]))]
     if not ask:
         return out
     for key, p in zip(ask, _net_reads(check, read, template, ask), strict=True):

@@ -842,6 +842,29 @@ def test_a_top_clipped_white_under_glare_is_not_read_as_metal_or_wood(monkeypatc
     assert read_board(image, fitted).grids["weapon_left"][2][4] == "M"
 
 
+def test_networks_do_not_overrule_the_rules_on_a_cube_whose_print_lies_in_a_shadow(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Development seed 581, photo 23 at 12 MP, as the benchmark stores it: a metal cube at the edge of a large shadow
+    # under a warm lamp, the print beside it in the shadow (its reference under half its grid's). Normalised by that
+    # bluish, dim print the lit top turns warm and bright: the rules' colours leaned to a tooth, unsure, and both
+    # networks read wood at 0.999 - a confident error. Where the print's reference lies in a shadow
+    # (reader.SHADED_REFERENCE), the networks' answer does not overrule the rules' leaning; the cell stays '?'.
+    from vision import reader
+
+    image, truth, fitted = _calibrated_photo(581, 23, (4000, 3000), stored=True)
+    key = ("weapon_left", 0, 0)
+    assert truth["weapon_left"][0][0] == "M"
+    reading = read_board(image, fitted)
+    cell = _cell(reading, key)
+    assert cell.label == "?" and cell.reason == "cube colour unclear"
+    assert "WMT"[int(cell.features["best"])] == "T" and cellnet.LABELS[int(cell.features["net_best"])] == "W"
+    assert reader._shaded_reference(cell, reader._grid_light({(c.grid, c.row, c.col): c for c in reading.cells}))
+    assert _confident_errors(truth, dict(reading.grids)) == 0
+    # Without the guard, both networks' wood stands (the first alone at NET_ALONE_ACCEPT, the second confirming).
+    monkeypatch.setattr(reader, "SHADED_REFERENCE", 0.0)
+    assert read_board(image, fitted).grids["weapon_left"][0][0] == "W"
+
+
 def test_wood_under_glare_that_the_rules_and_the_first_network_call_teeth_stays_unread(
         monkeypatch: pytest.MonkeyPatch) -> None:
     # Development seed 511, photo 0 at 12 MP (GLARE_ALONE_ACCEPT's case): two wood cubes under glare, teeth to the
