@@ -865,6 +865,26 @@ def test_networks_do_not_overrule_the_rules_on_a_cube_whose_print_lies_in_a_shad
     assert read_board(image, fitted).grids["weapon_left"][0][0] == "W"
 
 
+def test_a_cube_of_its_prints_colour_seen_from_above_shows_its_outline(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Development seed 582, photo 18 at 12 MP, as the benchmark stores it: a metal cube of its lavender print's colour,
+    # the camera nearly above it (no side face), its top as light as the print. The rules read it empty (0.83), the
+    # first network too (0.94); its interior's edges (its outline) measured 0.53, under the edge check's bound of then
+    # (0.6): a confident error. At reader.EMPTY_EDGES_MAX (0.5) the edge check doubts the empty reading, the networks'
+    # second look does not confirm it, and the cell is '?'.
+    from vision import reader
+    from vision.reader import EDGES_REASON, EMPTY_EDGES_MAX
+
+    image, truth, fitted = _calibrated_photo(582, 18, (4000, 3000), stored=True)
+    assert truth["weapon_left"][1][4] == "M"
+    reading = read_board(image, fitted)
+    cell = _cell(reading, ("weapon_left", 1, 4))
+    assert cell.label == "?" and cell.reason == EDGES_REASON
+    assert EMPTY_EDGES_MAX < cell.features["edges"] < 0.6
+    assert _confident_errors(truth, dict(reading.grids)) == 0
+    monkeypatch.setattr(reader, "EMPTY_EDGES_MAX", 0.6)
+    assert read_board(image, fitted).grids["weapon_left"][1][4] == "."
+
+
 def test_wood_under_glare_that_the_rules_and_the_first_network_call_teeth_stays_unread(
         monkeypatch: pytest.MonkeyPatch) -> None:
     # Development seed 511, photo 0 at 12 MP (GLARE_ALONE_ACCEPT's case): two wood cubes under glare, teeth to the
