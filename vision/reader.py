@@ -1925,11 +1925,13 @@ def _second_look(read: _CellsRead, template: Template, model: CellNet, *,
     checked = [k for k, c in read.cells.items() if c.label != "?" and "ref_r" in c.features
                and (_unsure(c) or (CROSS_CHECK_CALIBRATED and k[0] in read.calibrated))]
     keys = undecided + checked
+    # (The print references are the rules': the same for every step of the second look.)
+    light = _grid_light(read.cells)
     if not keys:
-        return _paired(read.cells, read, template, model, check, familiar) if check is not None else read.cells
+        return (_paired(read.cells, read, template, model, check, familiar, light) if check is not None
+                else read.cells)
     probs = _net_reads(model, read, template, keys)
     out = dict(read.cells)
-    light = _grid_light(read.cells)
     # Cells the first network's answer decides: (that reading, the reading without it).
     said: dict[CellKey, tuple[Cell, Cell]] = {}
     # The rules' teeth the first network confirmed under NET_PAIR_ACCEPT, for the second network (_confirmed).
@@ -1968,7 +1970,8 @@ def _second_look(read: _CellsRead, template: Template, model: CellNet, *,
             out[key] = replace(cell, features=feats)
     if check is None:
         return out
-    return _paired(_confirmed(out, said, read, template, check, teeth), read, template, model, check, familiar)
+    return _paired(_confirmed(out, said, read, template, check, teeth), read, template, model, check, familiar,
+                   light)
 
 
 #: A tooth the rules read on a calibrated grid and the first network confirmed under NET_PAIR_ACCEPT stands only where
@@ -2261,14 +2264,14 @@ def _against_photo_colours(cells: Mapping[CellKey, Cell], read: _CellsRead) -> d
 
 
 def _paired(cells: Mapping[CellKey, Cell], read: _CellsRead, template: Template, model: CellNet, check: CellNet,
-            familiar: Callable[[CellKey], bool]) -> dict[CellKey, Cell]:
+            familiar: Callable[[CellKey], bool], light: Mapping[str, float]) -> dict[CellKey, Cell]:
     """Cells of calibrated grids still '?' for one of PAIR_REASONS (or glare, _glare_pair), whose top is not darker
     than a cube's, that the first network is sure of at NET_PAIR_ACCEPT: the second network is shown the same
     patch, and where it gives the same label at NET_PAIR_ACCEPT or more, the cell takes that label (its confidence
     the lower of the two; the feature ``check_p``). Cells the first network was not shown (PAIR_REASONS beyond
     SECOND_LOOK_REASONS) are shown to it first. A cell the rules lead (_rules_lead) takes their label where the
     second network gives it RULES_LEAD_CHECK or more. No cube against the rules' leaning is read where the cell's
-    print reference lies in a shadow (_shaded_reference)."""
+    print reference lies in a shadow (_shaded_reference; ``light``: _grid_light of the rules' cells)."""
     ask = [k for k, c in cells.items() if c.label == "?" and k[0] in read.calibrated and familiar(k)
            and "ref_r" in c.features and "check_p" not in c.features
            and (c.reason in PAIR_REASONS or _glare_pair(c, k[0] in template.clipped_print))]
@@ -2277,7 +2280,6 @@ def _paired(cells: Mapping[CellKey, Cell], read: _CellsRead, template: Template,
     if unseen:
         for key, p in zip(unseen, _net_reads(model, read, template, unseen), strict=True):
             out[key] = replace(out[key], features={**out[key].features, **_net_answer(p)[1]})
-    light = _grid_light(cells)
     ask = [k for k in ask if (out[k].features["net_p"] >= NET_PAIR_ACCEPT or _rules_lead(out[k]))
            and not _unlike_a_top(out[k], cellnet.LABELS[int(out[k].features["net_best"])])
            and not (_shaded_reference(out[k], light)

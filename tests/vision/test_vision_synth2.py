@@ -829,15 +829,9 @@ def test_a_top_clipped_white_under_glare_is_not_read_as_metal_or_wood(monkeypatc
     from vision import reader
     from vision.reader import GLARE_REASON, GLARE_RULES, GLARE_WHITE_MAX
 
-    image, truth, fitted = _calibrated_photo(578, 9, (4000, 3000), stored=True)
-    key = ("weapon_left", 2, 4)
-    assert truth["weapon_left"][2][4] == "T"
-    reading = read_board(image, fitted)
-    cell = _cell(reading, key)
-    assert cell.label == "?" and cell.reason == GLARE_REASON
+    image, fitted, _reading, cell = _left_unsure(578, 9, ("weapon_left", 2, 4), "T", GLARE_REASON)
     assert GLARE_RULES[int(cell.features["glare_rules"])] == "M" and cell.features["white"] >= GLARE_WHITE_MAX
     assert cellnet.LABELS[int(cell.features["net_best"])] == "M"
-    assert _confident_errors(truth, dict(reading.grids)) == 0
     monkeypatch.setattr(reader, "_material_on_white", lambda c, label: False)
     assert read_board(image, fitted).grids["weapon_left"][2][4] == "M"
 
@@ -851,15 +845,9 @@ def test_networks_do_not_overrule_the_rules_on_a_cube_whose_print_lies_in_a_shad
     # (reader.SHADED_REFERENCE), the networks' answer does not overrule the rules' leaning; the cell stays '?'.
     from vision import reader
 
-    image, truth, fitted = _calibrated_photo(581, 23, (4000, 3000), stored=True)
-    key = ("weapon_left", 0, 0)
-    assert truth["weapon_left"][0][0] == "M"
-    reading = read_board(image, fitted)
-    cell = _cell(reading, key)
-    assert cell.label == "?" and cell.reason == "cube colour unclear"
+    image, fitted, reading, cell = _left_unsure(581, 23, ("weapon_left", 0, 0), "M", "cube colour unclear")
     assert "WMT"[int(cell.features["best"])] == "T" and cellnet.LABELS[int(cell.features["net_best"])] == "W"
     assert reader._shaded_reference(cell, reader._grid_light({(c.grid, c.row, c.col): c for c in reading.cells}))
-    assert _confident_errors(truth, dict(reading.grids)) == 0
     # Without the guard, both networks' wood stands (the first alone at NET_ALONE_ACCEPT, the second confirming).
     monkeypatch.setattr(reader, "SHADED_REFERENCE", 0.0)
     assert read_board(image, fitted).grids["weapon_left"][0][0] == "W"
@@ -874,13 +862,8 @@ def test_a_cube_of_its_prints_colour_seen_from_above_shows_its_outline(monkeypat
     from vision import reader
     from vision.reader import EDGES_REASON, EMPTY_EDGES_MAX
 
-    image, truth, fitted = _calibrated_photo(582, 18, (4000, 3000), stored=True)
-    assert truth["weapon_left"][1][4] == "M"
-    reading = read_board(image, fitted)
-    cell = _cell(reading, ("weapon_left", 1, 4))
-    assert cell.label == "?" and cell.reason == EDGES_REASON
+    image, fitted, _reading, cell = _left_unsure(582, 18, ("weapon_left", 1, 4), "M", EDGES_REASON)
     assert EMPTY_EDGES_MAX < cell.features["edges"] < 0.6
-    assert _confident_errors(truth, dict(reading.grids)) == 0
     monkeypatch.setattr(reader, "EMPTY_EDGES_MAX", 0.6)
     assert read_board(image, fitted).grids["weapon_left"][1][4] == "."
 
@@ -1495,6 +1478,20 @@ def test_strips_in_the_cubes_shadows_do_not_vouch_for_another_boards_dark_print(
     assert unchecked.retake not in WHOLE_BOARD_REASONS and _confident_errors(truth, dict(unchecked.grids)) > 0
 
 
+def _left_unsure(seed: int, index: int, key: tuple[str, int, int], truth_label: str, reason: str
+                 ) -> tuple[np.ndarray, Template, BoardReading, Cell]:
+    """A development photo at 12 MP as the benchmark stores it, its board's calibration, its reading and the cell
+    ``key`` (truly ``truth_label``), checked '?' for ``reason`` on a board read without a confident error."""
+    image, truth, fitted = _calibrated_photo(seed, index, (4000, 3000), stored=True)
+    g, r, c = key
+    assert truth[g][r][c] == truth_label
+    reading = read_board(image, fitted)
+    cell = _cell(reading, key)
+    assert cell.label == "?" and cell.reason == reason
+    assert _confident_errors(truth, dict(reading.grids)) == 0
+    return image, fitted, reading, cell
+
+
 def _a_tooth_left_unsure(seed: int, index: int, key: tuple[str, int, int], truth_label: str
                          ) -> tuple[np.ndarray, Template, Cell]:
     """A development photo at 12 MP as the benchmark stores it, its board's calibration, and the cell ``key`` (a
@@ -1502,13 +1499,7 @@ def _a_tooth_left_unsure(seed: int, index: int, key: tuple[str, int, int], truth
     confident error."""
     from vision import reader
 
-    image, truth, fitted = _calibrated_photo(seed, index, (4000, 3000), stored=True)
-    g, r, c = key
-    assert truth[g][r][c] == truth_label
-    reading = read_board(image, fitted)
-    cell = next(x for x in reading.cells if (x.grid, x.row, x.col) == key)
-    assert cell.label == "?" and cell.reason == reader.DISAGREE_REASON
-    assert _confident_errors(truth, dict(reading.grids)) == 0
+    image, fitted, _reading, cell = _left_unsure(seed, index, key, truth_label, reader.DISAGREE_REASON)
     return image, fitted, cell
 
 
