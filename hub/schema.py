@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Annotated, Any, Literal, Self
 
@@ -22,6 +23,7 @@ from pydantic import (
     Field,
     StringConstraints,
     Tag,
+    ValidationError,
     model_validator,
 )
 
@@ -30,6 +32,9 @@ from hub.names import clean_text
 from hub.rules import CATEGORIES, FUJIKORO_GAME, MAX_PLAYERS, Mode, escape_tiebreak, player_key, rank_problems
 
 MAX_VP = 1000
+#: A game has at most this many score categories; a total is bounded by them (each -MAX_VP..MAX_VP).
+MAX_CATEGORIES = 16
+Total = Annotated[int, Field(strict=True, ge=-MAX_VP * MAX_CATEGORIES, le=MAX_VP * MAX_CATEGORIES)]
 
 
 def _clean(value: object) -> object:
@@ -70,18 +75,25 @@ class PlayerResult(_Strict):
     name: Name
     colour: Colour
     scores: Scores
-    total: SignedVP
+    #: (Bounded as any game's total: it must equal the categories' sum, which may pass MAX_VP.)
+    total: Total
     rank: Place
     escape_order: Place | None = None
 
 
-def _check_players(players: list[PlayerResult], mode: Mode) -> None:
+def _check_distinct(players: Sequence[PlayerResult | PlayerLine | LivePlayer]) -> None:
+    """Players of one game have different names (ignoring case and spaces, as standings match them) and
+    different colours."""
     names = [player_key(p.name) for p in players]
     if len(set(names)) != len(names):
         raise ValueError("player names must be different within a game")
     colours = [p.colour.casefold() for p in players]
     if len(set(colours)) != len(colours):
         raise ValueError("player colours must be different within a game")
+
+
+def _check_players(players: list[PlayerResult], mode: Mode) -> None:
+    _check_distinct(players)
     for index, player in enumerate(players):
         if player.total != player.scores.total():
             raise ValueError(
@@ -124,6 +136,10 @@ class GameResult(_Strict):
         """Fingerprint of the content: a replay with the same game id must match it exactly."""
         return _fingerprint(self)
 
+    def content_hashes(self) -> frozenset[str]:
+        """The fingerprints a stored copy of this result may have: this hub's, and one that counted ``round``."""
+        return frozenset({_fingerprint(self), _fingerprint(self, with_round=True)})
+
     @property
     def game(self) -> str:
         return FUJIKORO_GAME
@@ -148,15 +164,47 @@ def v1_lines(players: list[PlayerResult]) -> list[PlayerLine]:
     ]
 
 
-def _fingerprint(model: BaseModel) -> str:
-    canonical = json.dumps(model.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+def _fingerprint(model: BaseModel, *, with_round: bool = False) -> str:
+    """The content's hash. A result's ``round`` is accepted and ignored (the hub counts a game in the round in
+    play when it arrives), so it is not content: a replay that differs only there is the same game. Hubs
+    before 2026-12-01 hashed it too (``with_round``: the hash such a hub stored)."""
+    content = model.model_dump(mode="json")
+    if not with_round:
+        content.pop("round", None)
+    canonical = json.dumps(content, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def problem_sentence(error: ValidationError) -> str:
+    """A validation error as one sentence for the sender: where the first problem is (the field's path as the
+    sender wrote it, without pydantic's type tags) and what it is; how many more there are."""
+    return problems_sentence(list(error.errors()))
+
+
+def problems_sentence(problems: list[Any]) -> str:
+    """:func:`problem_sentence` of pydantic's error list (FastAPI's RequestValidationError gives one)."""
+    unique = list(dict.fromkeys((problem_where(p), problem_message(p)) for p in problems)) or [("", "not valid")]
+    where, message = unique[0]
+    more = f" (and {len(unique) - 1} more)" if len(unique) > 1 else ""
+    return f"{where + ': ' if where else ''}{message}{more}"
+
+
+def problem_where(problem: Any) -> str:
+    """The field a problem is in, as the sender wrote it: ``players.0.total``. Left out: ``body`` (the request
+    body itself), the schema tags of a result (``v1``/``v2``) and the types of a union's branches
+    (``list[PlayerResult]``), which are not places the sender wrote anything."""
+    parts = [str(part) for part in problem.get("loc", ())]
+    return ".".join(part for i, part in enumerate(parts)
+                    if not (i == 0 and part == "body") and part not in ("v1", "v2") and "[" not in part)
+
+
+def problem_message(problem: Any) -> str:
+    """A problem's message; where a check inside a model failed (a ValueError), its own sentence."""
+    return str(problem.get("msg", "not valid")).removeprefix("Value error, ")
 
 
 #: A game's or a score category's machine name: lower-case letters, digits and underscores.
 Slug = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]{0,31}$")]
-MAX_CATEGORIES = 16
-Total = Annotated[int, Field(strict=True, ge=-MAX_VP * MAX_CATEGORIES, le=MAX_VP * MAX_CATEGORIES)]
 TieBreak = Annotated[int, Field(strict=True, ge=-1_000_000, le=1_000_000)]
 
 
@@ -175,12 +223,7 @@ class PlayerLine(_Strict):
 def check_lines(lines: list[PlayerLine], mode: Mode) -> None:
     """The same checks for every game: names and colours differ, totals add up, ranks follow the one
     finishing-order rule (:mod:`companion.results`)."""
-    names = [player_key(p.name) for p in lines]
-    if len(set(names)) != len(names):
-        raise ValueError("player names must be different within a game")
-    colours = [p.colour.casefold() for p in lines]
-    if len(set(colours)) != len(colours):
-        raise ValueError("player colours must be different within a game")
+    _check_distinct(lines)
     for index, line in enumerate(lines):
         if line.total != sum(line.scores.values()):
             raise ValueError(f"player {index + 1} ({line.name}): total {line.total} is not the sum of the "
@@ -217,6 +260,9 @@ class GameResultV2(_Strict):
     def content_hash(self) -> str:
         return _fingerprint(self)
 
+    def content_hashes(self) -> frozenset[str]:
+        return frozenset({_fingerprint(self), _fingerprint(self, with_round=True)})
+
     def lines(self) -> list[PlayerLine]:
         return list(self.players)
 
@@ -249,6 +295,11 @@ class LiveUpdate(_Strict):
     round: Round | None = None
     countdown: Annotated[int, Field(strict=True, ge=0, le=50)] | None = None
     players: Annotated[list[LivePlayer], Field(min_length=1, max_length=MAX_PLAYERS)]
+
+    @model_validator(mode="after")
+    def _distinct(self) -> Self:
+        _check_distinct(self.players)
+        return self
 
 
 class JoinRequest(_Strict):

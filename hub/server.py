@@ -51,6 +51,10 @@ from hub.schema import (
     RenameBody,
     RoundBody,
     SubmitResponse,
+    problem_message,
+    problem_sentence,
+    problem_where,
+    problems_sentence,
 )
 from hub.storage import (
     ADMIN_SESSION_SECONDS,
@@ -384,13 +388,19 @@ def create_app(settings: HubSettings) -> FastAPI:
         return response
 
     @app.exception_handler(RequestValidationError)
-    async def _invalid(_request: Request, error: RequestValidationError) -> JSONResponse:
+    async def _invalid(request: Request, error: RequestValidationError) -> JSONResponse:
         problems = list(error.errors())
         if any(p.get("type") == "json_invalid" for p in problems):
             return _error(400, "malformed_json", "the request body is not valid JSON")
         if any(p.get("type") == "missing" and tuple(p.get("loc", ())) == ("body",) for p in problems):
             return _error(400, "missing_body", "this request needs a JSON body")
-        return _error(422, "invalid", _summary(problems), details=_details(problems))
+        sent_as = request.headers.get("content-type", "")
+        if "json" not in sent_as.lower() and any(problem_where(p) == "" for p in problems):
+            # (FastAPI reads a body as JSON only when it is sent as JSON; anything else arrives as text.)
+            came = f"as {sent_as.split(';')[0].strip()}" if sent_as.strip() else "without a Content-Type"
+            return _error(415, "unsupported_media_type",
+                          f"send the body as JSON with Content-Type: application/json (it came {came})")
+        return _error(422, "invalid", problems_sentence(problems), details=_details(problems))
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_request: Request, error: StarletteHTTPException) -> JSONResponse:
@@ -489,13 +499,13 @@ def create_app(settings: HubSettings) -> FastAPI:
             raise NotFoundError(f"no games of a player named {name!r} in this event")
         return games
 
-    @app.get("/api/events/{code}/players/{name}")
+    @app.get("/api/events/{code}/players/{name:path}")
     def get_player(code: str, name: str) -> dict[str, Any]:
         event = store.event(code)
         games = public.get(("player", event.id, name), event, lambda: history(event, name))
         return {"player": games[0]["name"], "games": games}
 
-    @app.get("/events/{code}/players/{name}", response_class=HTMLResponse)
+    @app.get("/events/{code}/players/{name:path}", response_class=HTMLResponse)
     def player_html(code: str, name: str) -> str:
         event = store.event(code)
         games = public.get(("player", event.id, name), event, lambda: history(event, name))
@@ -834,12 +844,9 @@ def _apply_form(
         return f"Result {target} approved."
     try:
         players = _PLAYERS.validate_json(fields.get("players", ""))
-        round_text = fields.get("round", "").strip()
-        round_number = int(round_text) if round_text else None
-        if round_number is not None:
-            RoundBody(round=round_number)
     except (ValueError, ValidationError) as error:
         raise InvalidError(f"the correction is not valid: {_first_problem(error)}") from error
+    round_number = _form_round(fields.get("round", ""))
     store.correct(event, target, players, reason=reason, round_number=round_number)
     return f"Result {target} corrected."
 
@@ -891,28 +898,12 @@ def _paper_form(fields: dict[str, str]) -> PaperResult:
 
 def _first_problem(error: Exception) -> str:
     if isinstance(error, ValidationError):
-        return _summary(list(error.errors()))
+        return problem_sentence(error)
     return str(error)
 
 
-def _where(problem: Any) -> str:
-    # "v1"/"v2" are the schema tags of a result body, not a place the sender wrote anything
-    return ".".join(str(part) for part in problem.get("loc", ()) if part not in ("v1", "v2"))
-
-
-def _summary(problems: list[Any]) -> str:
-    first = problems[0] if problems else {"msg": "invalid request"}
-    more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-    where = _where(first)
-    return f"{where + ': ' if where else ''}{_message(first)}{more}"
-
-
-def _message(problem: Any) -> str:
-    return str(problem.get("msg", "invalid")).removeprefix("Value error, ")
-
-
 def _details(problems: list[Any]) -> list[dict[str, str]]:
-    return [{"where": _where(p), "problem": _message(p)} for p in problems[:20]]
+    return [{"where": problem_where(p), "problem": problem_message(p)} for p in problems[:20]]
 
 
 # ----------------------------------------------------------------------------------------- running

@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import sqlalchemy as sa
+from pydantic import ValidationError
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 
@@ -45,6 +46,7 @@ from hub.schema import (
     PlayerResult,
     _check_players,
     check_lines,
+    problem_sentence,
     v1_lines,
 )
 
@@ -259,14 +261,13 @@ class HubStore:
         token = "tbl_" + secrets.token_urlsafe(24)
         key_hash = hash_token(join_key)
         with self._write() as connection:
-            existing = connection.execute(
-                sa.select(db.tables).where(db.tables.c.event_id == event.id, db.tables.c.name == table_name)
-            ).first()
+            existing = _same_name(connection, event.id, table_name)
             if existing is not None:
                 if not secrets.compare_digest(existing.join_key_hash, key_hash):
                     raise ConflictError(
-                        f"table name {table_name!r} is already taken in this event; pick another name"
+                        f"table name {existing.name!r} is already taken in this event; pick another name"
                     )
+                table_name = existing.name  # (the name as it was first given, whatever its case now)
                 if existing.revoked:
                     raise ForbiddenError(f"table {table_name!r} was revoked by the organiser; ask them")
                 connection.execute(
@@ -386,6 +387,9 @@ class HubStore:
         row = self._table(event, table_id)
         try:
             with self._write() as connection:
+                other = _same_name(connection, event.id, name)
+                if other is not None and other.id != table_id:
+                    raise ConflictError(f"another table of this event is already called {other.name!r}")
                 connection.execute(sa.update(db.tables).where(db.tables.c.id == table_id).values(name=name))
                 self._audit(connection, event.id, None, "table_renamed", actor, reason,
                             {"table_id": table_id, "name": row.name}, {"table_id": table_id, "name": name})
@@ -552,7 +556,7 @@ class HubStore:
                 f"game {game_id} is already stored with sequence number {row.seq}, not {result.seq}; "
                 "ask the organizer to correct it"
             )
-        if row.content_hash != content_hash:
+        if row.content_hash not in result.content_hashes():
             raise ConflictError(
                 f"game {game_id} sequence {result.seq} was already stored with different content; "
                 "nothing was changed - ask the organizer to correct it"
@@ -846,6 +850,8 @@ class HubStore:
                     "players": build_lines([p.model_dump(exclude={"escape_order"}) for p in paper.players],
                                            table_order=paper.table_order),
                 })
+        except ValidationError as error:
+            raise InvalidError(f"the paper result is not valid: {problem_sentence(error)}") from error
         except (PayloadError, ValueError) as error:
             raise InvalidError(f"the paper result is not valid: {error}") from error
         round_number = paper.round if paper.round is not None else event.current_round
@@ -911,6 +917,14 @@ class HubStore:
                 "at": now_iso(),
             },
         )
+
+
+def _same_name(connection: Connection, event_id: int, name: str) -> Any:
+    """The event's table called ``name``, ignoring case ("Table 1" and "TABLE 1" are one name on the projector;
+    white space is already folded by clean_text), or None."""
+    key = name.casefold()
+    rows = connection.execute(sa.select(db.tables).where(db.tables.c.event_id == event_id)).all()
+    return next((row for row in rows if row.name.casefold() == key), None)
 
 
 def _new_id(primary_key: Any) -> int:
