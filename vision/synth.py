@@ -492,7 +492,9 @@ def _finish(rng: np.random.Generator, img: F32, cond: Conditions, cam: Camera, g
     vig = cv2.resize((1 - rng.uniform(0.1, 0.35) * r2).astype(np.float32), (w, h))
     img *= vig[..., None]
     lut = (linear_to_srgb(np.linspace(0, 1, 4096)) * 255 + 0.5).astype(np.uint8)
-    idx = np.clip(img * 4095, 0, 4095).astype(np.uint16)
+    img *= 4095  # (clip(img * 4095, 0, 4095), in place: img is not used after)
+    np.clip(img, 0, 4095, out=img)
+    idx = img.astype(np.uint16)
     out = lut[idx]
     sigma = rng.uniform(*cond.blur_px) * blur_scale
     info["blur_px"] = sigma
@@ -511,7 +513,9 @@ def _finish(rng: np.random.Generator, img: F32, cond: Conditions, cam: Camera, g
     nsig = rng.uniform(*cond.noise)
     cv2.setRNGSeed(int(rng.integers(0, 2**31 - 1)))  # OpenCV's fast generator, seeded from ours
     cv2.randn(noise, 0, nsig)
-    out = np.clip(out.astype(np.int16) + noise, 0, 255).astype(np.uint8)
+    noise += out  # (clip(out + noise, 0, 255) in 16 bits, in place)
+    np.clip(noise, 0, 255, out=noise)
+    out = noise.astype(np.uint8)
     info["noise"] = nsig
     q = int(rng.integers(cond.jpeg_quality[0], cond.jpeg_quality[1] + 1))
     ok, buf = cv2.imencode(".jpg", cv2.cvtColor(out, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, q])
