@@ -17,6 +17,7 @@ import contextlib
 import enum
 import functools
 import logging
+import math
 import queue
 import threading
 import time
@@ -32,6 +33,9 @@ from firmware_bridge.view import LedState
 from firmware_bridge.wire import Frame, HostDecoder, frame
 
 _SUPERVISE_S = 0.2  # longest the link thread sleeps without checking that its port reader is alive
+#: How long after a device event a copy of it may still arrive: the device sends an event up to 5 times, 250 ms
+#: apart (protocol.md §6), and a copy may wait in the port's buffers a little longer.
+EVENT_COPIES_S = 1.5
 
 
 class LinkError(ValueError):
@@ -142,6 +146,7 @@ class LinkCore:
         self._seq = 0
         self._last_tx = 0.0
         self._last_device_seq = -1
+        self._last_event_at = -math.inf
         self.synced_at: float | None = None
         self.stats = {"sent": 0, "retries": 0, "naks": 0, "acks": 0, "bad_frames": 0, "reconnects": 0}
 
@@ -157,7 +162,8 @@ class LinkCore:
         self._known = bytearray(self._n)
         self._mirror_player = None
         self._inflight = None
-        self._last_device_seq = -1
+        # (The last device seq is kept: a device that did not restart sends an event whose ACK was lost again
+        # after the new HELLO, with its seq. _identify forgets it when the device says it restarted.)
         self._send(P.HELLO, P.hello(), now, None)
 
     def connection_lost(self, reason: str = "connection lost") -> None:
@@ -297,6 +303,7 @@ class LinkCore:
         self._out.extend(frame(P.ACK, seq))
         if self.tap is not None:
             self.tap(">", (P.ACK, seq, b""))
+        self._last_event_at = now
         if seq == self._last_device_seq:
             return
         self._last_device_seq = seq
@@ -314,6 +321,11 @@ class LinkCore:
             self._events.append(DeviceError(P.E_VERSION, self.want_reconnect))
             return
         self.expected_id = ident  # re-identify by id on every later reconnect
+        if caps & P.STARTED and now - self._last_event_at > EVENT_COPIES_S:
+            # The device restarted: its event seqs began again. (An event that came within EVENT_COPIES_S
+            # may be the new life's, whose copy may still come: then the seq is kept.)
+            self._last_device_seq = -1
+        caps &= ~P.STARTED
         self.info = DeviceInfo(ident, version, caps, n, crc)
         self.map_matches = crc == self.ledmap.checksum and n == self._n
         if n < self._n:

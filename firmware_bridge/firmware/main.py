@@ -23,6 +23,11 @@ try:
 except ImportError:  # pragma: no cover - plain CPython without the emulator's stand-ins
     import time
 
+try:
+    import random  # MicroPython's (getrandbits; seeded from the RP2040's ring oscillator at power-on)
+except ImportError:  # pragma: no cover - a MicroPython build without it
+    random = None
+
 EVENT_RETRY_MS = 250
 EVENT_TRIES = 5
 DICE_LETTERS = {"W": 0, "M": 1, "T": 2, "G": 3}
@@ -185,7 +190,11 @@ class Device:
         self.lost = False
         self.blink_on = False
         self.last_host_seq = -1
-        self.seq = 0
+        # Event numbering starts at random at each start, so that a host which did not notice the restart
+        # (and still holds the last seq of the device's previous life) rarely takes a new event for a copy.
+        self.seq = random.getrandbits(8) if random is not None else time.ticks_ms() & 0xFF
+        self.started = True  # until the first HELLO: IDENTITY then says so (P.STARTED)
+        self.announce = 0
         self.events = []
         self.pending = None  # [frame, seq, sent_at, tries]
         self.show()
@@ -239,8 +248,13 @@ class Device:
             if not payload or payload[0] != P.VERSION:
                 self.send(P.NAK, seq, P.error(P.E_VERSION, "protocol %d" % P.VERSION))
                 return
+            if self.last_host_seq < 0 or seq != self.last_host_seq:
+                # (A retransmitted HELLO, whose IDENTITY was lost, gets the same IDENTITY again.)
+                self.announce = P.STARTED if self.started else 0
+                self.started = False
             self.last_host_seq = seq
-            ident = P.identity(P.VERSION, self.caps, self.n, self.map_crc, self.config["device_id"])
+            caps = self.caps | self.announce
+            ident = P.identity(P.VERSION, caps, self.n, self.map_crc, self.config["device_id"])
             self.send(P.IDENTITY, seq, ident)
             return
         if self.last_host_seq < 0:

@@ -55,6 +55,9 @@ CAP_PLAYER_LED = 0x02
 CAP_TRAY = 0x04
 CAP_DICE = 0x08
 CAP_BUTTONS = 0x10
+# Not a capability: set in the IDENTITY that answers the first HELLO since the device started. Its event
+# numbering began again then (at random), so the host forgets the last device seq it saw (protocol.md §6).
+STARTED = 0x80
 
 # Buttons in BUTTON.
 BUTTON_END_TURN = 1

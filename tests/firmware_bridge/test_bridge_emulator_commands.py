@@ -290,7 +290,8 @@ def test_bridge_emulator_behaves_as_the_docs_table_says(tmp_path: Path) -> None:
         assert host.send(frame(P.PLAYER, 1, b"\x01\x02\x03")) == [(P.NAK, 1, P.error(P.E_HELLO))]
         ((mtype, seq, payload),) = host.send(frame(P.HELLO, 2, P.hello()))
         assert (mtype, seq) == (P.IDENTITY, 2)
-        assert P.parse_identity(payload) == (1, 0x1F, 59, 0xDDFB, "fujikoro-table-1")
+        # (0x80: the first HELLO since the board started, protocol.md §6.)
+        assert P.parse_identity(payload) == (1, 0x1F | P.STARTED, 59, 0xDDFB, "fujikoro-table-1")
         bad = bytearray(frame(P.PLAYER, 3, b"\x01\x02\x03"))
         bad[4] ^= 0x01
         ((mtype, seq, payload),) = host.send(bytes(bad))

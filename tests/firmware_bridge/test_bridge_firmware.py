@@ -65,8 +65,13 @@ def test_bridge_firmware_hello_identity(rig: Rig) -> None:
     assert (item[0], item[1]) == (P.IDENTITY, 9)
     assert (version, n, ident) == (P.VERSION, 59, CONFIG["device_id"])
     assert crc == P.map_checksum(LEDMAP)
-    assert caps == P.CAP_LEDS | P.CAP_PLAYER_LED | P.CAP_TRAY | P.CAP_DICE | P.CAP_BUTTONS
+    build = P.CAP_LEDS | P.CAP_PLAYER_LED | P.CAP_TRAY | P.CAP_DICE | P.CAP_BUTTONS
+    assert caps == build | P.STARTED  # protocol.md §6: the first HELLO since the device started
     assert rig.board.kbd_intr == -1  # Ctrl-C bytes inside frames must not stop the program
+    (again,) = rig.send(P.HELLO, 9, P.hello())  # its IDENTITY lost: the same answer
+    assert P.parse_identity(again[2])[1] == build | P.STARTED
+    (later,) = rig.send(P.HELLO, 10, P.hello())  # a host that reconnects: the device did not restart
+    assert P.parse_identity(later[2])[1] == build
 
 
 def test_bridge_firmware_refuses_other_protocol_version(rig: Rig) -> None:
@@ -191,7 +196,7 @@ def test_bridge_firmware_keypad_dice_without_rolling(rig: Rig) -> None:
 def test_bridge_firmware_source_stays_micropython_friendly() -> None:
     """The Pico's files import only what MicroPython on the RP2040 has (the emulator runs them unmodified)."""
     available = {"json", "machine", "neopixel", "protocol", "utime", "time", "micropython", "select", "sys",
-                 "binascii"}
+                 "binascii", "random"}
     for name in ("main.py", "protocol.py"):
         tree = ast.parse((FIRMWARE_DIR / name).read_text())
         imported = set()

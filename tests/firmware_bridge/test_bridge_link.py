@@ -132,6 +132,56 @@ def test_bridge_link_duplicate_device_event_acted_on_once() -> None:
     assert [e for e in core.take_events() if isinstance(e, TrayChanged)] == [TrayChanged(True)]
 
 
+def _connect(core: LinkCore, now: float, caps: int) -> None:
+    """(Re)connect ``core`` to a device whose IDENTITY has these caps (P.STARTED: its first HELLO since it started)."""
+    core.connection_made(now)
+    hello = HostDecoder().feed(core.take_output())[0]
+    core.feed(frame(P.IDENTITY, hello[1], P.identity(1, caps, 59, LEDMAP.checksum, "t")), now)
+    core.take_output()
+
+
+def _presses(core: LinkCore) -> list[Button]:
+    return [e.button for e in core.take_events() if isinstance(e, ButtonPressed)]
+
+
+def test_bridge_link_an_event_sent_again_after_a_reconnect_is_acted_on_once() -> None:
+    """hardware_docs/protocol.md §6: the device keeps its event in flight and its seq across a HELLO; a host that
+    forgot the last seq at the HELLO (as this one did, 2026-12-01) took the copy for a second press."""
+    core = LinkCore(LEDMAP, dice=default_pack().dice)
+    _connect(core, 0.0, 0x1F | P.STARTED)
+    core.feed(frame(P.BUTTON, 7, bytes((P.BUTTON_END_TURN,))), 0.1)
+    assert _presses(core) == [Button.END_TURN]
+    # The ACK was lost; the link gave up and reconnects to the same device, which did not restart.
+    core.connection_lost("timeouts")
+    _connect(core, 3.0, 0x1F)
+    core.feed(frame(P.BUTTON, 7, bytes((P.BUTTON_END_TURN,))), 3.1)
+    assert HostDecoder().feed(core.take_output()) == [(P.ACK, 7, b"")]  # ACKed, not acted on
+    assert _presses(core) == []
+    core.feed(frame(P.BUTTON, 8, bytes((P.BUTTON_UNDO,))), 3.2)
+    assert _presses(core) == [Button.UNDO]
+
+
+def test_bridge_link_a_restarted_device_numbers_its_events_afresh() -> None:
+    """protocol.md §6: an IDENTITY with the started bit makes the host forget the last seq (the device's numbering
+    began again), unless a device event came within EVENT_COPIES_S: that may be the new start's, and come again."""
+    core = LinkCore(LEDMAP, dice=default_pack().dice)
+    _connect(core, 0.0, 0x1F | P.STARTED)
+    core.feed(frame(P.BUTTON, 7, bytes((P.BUTTON_END_TURN,))), 0.1)
+    assert _presses(core) == [Button.END_TURN]
+    core.connection_lost("unplugged")
+    _connect(core, 5.0, 0x1F | P.STARTED)  # replugged: it restarted, and its random first seq happens to be 7
+    assert core.info is not None and core.info.caps == 0x1F  # (the started bit is no capability)
+    core.feed(frame(P.BUTTON, 7, bytes((P.BUTTON_DRAGON_ROLL,))), 5.2)
+    assert _presses(core) == [Button.DRAGON_ROLL]
+    # A restart the host did not notice: the new start's first event came before the host's next HELLO.
+    core.feed(frame(P.BUTTON, 200, bytes((P.BUTTON_UNDO,))), 9.0)
+    assert _presses(core) == [Button.UNDO]
+    core.connection_lost("NAK hello first")
+    _connect(core, 9.4, 0x1F | P.STARTED)
+    core.feed(frame(P.BUTTON, 200, bytes((P.BUTTON_UNDO,))), 9.5)  # its ACK was lost: a copy
+    assert _presses(core) == []
+
+
 def test_bridge_link_bad_dice_from_device_is_an_error_not_a_crash() -> None:
     core = LinkCore(LEDMAP, dice=default_pack().dice)
     core.connection_made(0.0)
