@@ -40,7 +40,13 @@ class BattleSetup:
     defence_extra: int = 0  # the "+1 army defending" cube actually thrown
     winter_extra_peasants: int = 0
     neutral_greens: int = 1  # a neutral province throws 1 green (spec 6.3)
+    #: Peasant cubes the supply lacks (spec 1: 20 of them; spec 9: warn when a component runs out): thrown in as
+    #: many fewer.
+    greens_missing: int = 0
     a4_losses: str = "greens_first"
+    #: A3: in a revolt the owner puts down, the owner loses as many cubes as the greens in the tray
+    #: ("greens_in_tray", the spec's reading) or as the greens thrown in ("greens_thrown").
+    a3_owner_loses: str = "greens_in_tray"
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -80,11 +86,11 @@ class BattleSetup:
         elif self.kind == "neutral":
             assert self.attacker
             added[self.attacker] = self.moved + self.attack_extra
-            added[GREEN] = self.neutral_greens
+            added[GREEN] = max(0, self.neutral_greens - self.greens_missing)
         else:
             assert self.defender
             added[self.defender] = self.target_armies
-            added[GREEN] = self.revolt_tokens + self.winter_extra_peasants
+            added[GREEN] = max(0, self.revolt_tokens + self.winter_extra_peasants - self.greens_missing)
         return clean(added)
 
     def what_goes_in(self, tray: Counts) -> str:
@@ -189,7 +195,8 @@ def resolve(setup: BattleSetup, tower: Tower, out: Counts, *, add_token_if_held:
         winner = judge("revolt", green, own, green, greens_count=True)
         returned[GREEN] = green
         if winner == DEFENDER:
-            lost = green  # A3: as many as the greens in the tray
+            # A3: as many as the greens in the tray, or (the other reading) as the greens thrown in.
+            lost = green if setup.a3_owner_loses == "greens_in_tray" else min(own, setup.added().get(GREEN, 0))
             returned[owner] = lost
             tokens = setup.revolt_tokens + (1 if add_token_if_held else 0)
             after = Province(owner, own - lost, buildings, tokens)

@@ -94,6 +94,12 @@ def choosing_order(groups: Sequence[Sequence[str]], *, seed: int | None = None,
                    tie_orders: Sequence[Sequence[str]] = ()) -> list[str]:
     """Equal bids are ordered at random (shuffled daimyo cards): by the table's result in ``tie_orders`` (one
     list per tied group, in group order), else by a seeded shuffle."""
+    if isinstance(seed, bool) or not isinstance(seed, int | None):
+        raise BidError(f"seed: expected a whole number (or none), got {seed!r}")
+    if isinstance(tie_orders, str | bytes) or not isinstance(tie_orders, Sequence) or any(
+            isinstance(t, str | bytes) or not isinstance(t, Sequence) or not all(isinstance(p, str) for p in t)
+            for t in tie_orders):
+        raise BidError(f"tie_orders: expected one list of players per tied group, best first, got {tie_orders!r}")
     rng = random.Random(seed)
     given = [list(t) for t in tie_orders]
     order: list[str] = []

@@ -102,7 +102,7 @@ def _colours(data: Mapping[str, Any]) -> None:
 
 def _setup(data: Mapping[str, Any], pack: Pack) -> BattleSetup:
     _colours(data)
-    return setup_from_json(data, _counts(data, "tray_before"), a4=pack.options.a4_losses)
+    return setup_from_json(data, _counts(data, "tray_before"), options=pack.options)
 
 
 def run_battle(data: Any, pack: Pack) -> dict[str, Any]:
@@ -194,7 +194,11 @@ def _holdings(value: Any, players: list[str]) -> dict[str, dict[str, RegionCount
                 raise CliError(f"holdings.{player}.{region}: expected {{provinces, castle, temple, theatre}}")
             clean_counts = clean({k: counts.get(k, 0) for k in ("provinces", "castle", "temple", "theatre")},
                                  f"holdings.{player}.{region}")
-            out[player][region] = RegionCount(**clean_counts)
+            counts = RegionCount(**clean_counts)
+            problem = counts.problem(f"holdings.{player}.{region}")
+            if problem:
+                raise CliError(problem)
+            out[player][region] = counts
     return out
 
 

@@ -28,7 +28,7 @@ from games.shogun import winter as winters
 from games.shogun.battle import BattleError, BattleSetup, Province
 from games.shogun.odds import TowerModel, exact_odds, fit
 from games.shogun.pack import ACTIONS as ACTION_IDS
-from games.shogun.pack import BUILDINGS, GREEN, SPECIALS, Pack
+from games.shogun.pack import BUILDINGS, GREEN, SPECIALS, Pack, RuleOptions
 from games.shogun.scoring import PlayerScore, RegionCount, holdings_from_provinces, score
 from games.shogun.state import (
     ACTIONS,
@@ -551,7 +551,8 @@ class ShogunRules:
         events: list[tuple[str, Mapping[str, Any]]] = []
         if prov.revolt_tokens >= 1:
             setup = BattleSetup("revolt", defender=player, target_armies=prov.armies,
-                                revolt_tokens=prov.revolt_tokens, buildings=prov.buildings)
+                                revolt_tokens=prov.revolt_tokens, buildings=prov.buildings,
+                                a3_owner_loses=self.pack.options.a3_owner_loses)
             state, result, text = self._fight(state, setup, pid, command, add_token=True,
                                               label=f"revolt in {site.name}")
             won = result.winner == battles.DEFENDER
@@ -637,11 +638,17 @@ class ShogunRules:
         kind = "attack" if target.owner is not None else "neutral"
         opts = self.pack.options
         attack_extra = 0
-        if (command.get("attack_bonus", True) and self.holds_special(state, player, "attack_plus_1")
+        bonus = command.get("attack_bonus", True)
+        if not isinstance(bonus, bool):
+            raise CommandError(f"attack_bonus: expected true or false, got {bonus!r}")
+        if (bonus and self.holds_special(state, player, "attack_plus_1")
                 and (kind == "attack" or opts.a6_attack_bonus_vs_neutral) and state.supply[player] > 0):
             attack_extra = 1
         defence_extra = 0
-        if (kind == "attack" and command.get("defence_bonus", True)
+        guard = command.get("defence_bonus", True)
+        if not isinstance(guard, bool):
+            raise CommandError(f"defence_bonus: expected true or false, got {guard!r}")
+        if (kind == "attack" and guard
                 and self.holds_special(state, target.owner, "defence_plus_1") and target.owner is not None
                 and state.supply[target.owner] > 0):
             defence_extra = 1
@@ -661,9 +668,11 @@ class ShogunRules:
         greens_needed = setup.added().get(GREEN, 0)
         warnings: tuple[str, ...] = ()
         if greens_needed > state.peasant_supply:
-            warnings = (f"only {state.peasant_supply} peasant cube(s) left for {greens_needed} (spec 9)",)
-            setup = replace(setup, winter_extra_peasants=max(0, setup.winter_extra_peasants
-                                                               - (greens_needed - state.peasant_supply)))
+            warnings = (f"only {state.peasant_supply} peasant cube(s) left for {greens_needed}: "
+                        f"{state.peasant_supply} thrown in (spec 9)",)
+            setup = replace(setup, greens_missing=greens_needed - state.peasant_supply)
+        elif setup.kind == "neutral" and not greens_needed:
+            warnings = ("no peasant cube left: the neutral province is attacked without one (spec 9)",)
         odds = exact_odds(setup, state.tower.tray, state.tower.inside, self.model(state)).to_json()
         prediction = {k: float(v) for k, v in odds.items() if k.startswith("p_")}
         result = battles.resolve(setup, state.tower, command["out"], add_token_if_held=add_token,
@@ -693,11 +702,12 @@ class ShogunRules:
         region = command.get("region")
         if region not in state.regions:
             raise CommandError(f"region: expected one of {', '.join(state.regions)}, got {region!r}")
-        counts = {k: _int(command, k, 0) for k in ("provinces", "castle", "temple", "theatre")}
-        if any(counts[b] > counts["provinces"] for b in BUILDINGS):
-            raise CommandError(f"{region}: at most one building of a type per province (spec 5)")
+        counts = RegionCount(**{k: _int(command, k, 0) for k in ("provinces", "castle", "temple", "theatre")})
+        problem = counts.problem(region)
+        if problem:
+            raise CommandError(problem)
         holdings = {p: dict(r) for p, r in state.holdings.items()}
-        holdings.setdefault(player, {})[region] = RegionCount(**counts)
+        holdings.setdefault(player, {})[region] = counts
         return replace(state, holdings=holdings)
 
     def _cmd_set_region(self, state: State, command: Mapping[str, Any]) -> tuple[State, Events]:
@@ -741,7 +751,7 @@ class ShogunRules:
         region = command.get("region")
         if region not in state.regions:
             raise CommandError(f"region: expected one of {', '.join(state.regions)}, got {region!r}")
-        setup = _setup_from_json(command, state.tower.tray, a4=self.pack.options.a4_losses)
+        setup = _setup_from_json(command, state.tower.tray, options=self.pack.options)
         if setup.kind == "revolt" and state.phase == WINTER_REVOLTS:
             raise CommandError("winter revolts are entered with winter_revolt")
         state, result, text = self._fight(state, setup, None, command, add_token=bool(command.get("tax_or_rice")),
@@ -867,7 +877,8 @@ class ShogunRules:
                                    f"{', '.join(d for d in w.drawn if d not in w.done)}")
             prov = state.provinces[pid]
             setup = BattleSetup("revolt", defender=player, target_armies=prov.armies, revolt_tokens=prov.revolt_tokens,
-                                buildings=prov.buildings, winter_extra_peasants=w.extra_peasants)
+                                buildings=prov.buildings, winter_extra_peasants=w.extra_peasants,
+                                a3_owner_loses=self.pack.options.a3_owner_loses)
             state = self._set(state, pid, replace(prov, armies=0))
             state, result, text = self._fight(state, setup, pid, command, add_token=self.pack.options.a12_winter_token,
                                               label=f"winter revolt in {self._pname(state, pid)}")
@@ -882,7 +893,8 @@ class ShogunRules:
             setup = BattleSetup("revolt", defender=player, target_armies=_int(command, "armies", 0),
                                 revolt_tokens=_int(command, "revolt_tokens", 0),
                                 buildings=battles.buildings_list(command.get("buildings"), "buildings"),
-                                winter_extra_peasants=w.extra_peasants)
+                                winter_extra_peasants=w.extra_peasants,
+                                a3_owner_loses=self.pack.options.a3_owner_loses)
             state, result, text = self._fight(state, setup, None, command, region=str(region),
                                               label=f"winter revolt in {region}")
             where = str(region)
@@ -920,7 +932,7 @@ class ShogunRules:
         return state, (_log(f"First winter scored: {text}; rice back to 0, revolt tokens off"),)
 
 
-def _setup_from_json(data: Mapping[str, Any], tray: Mapping[str, int], *, a4: str) -> BattleSetup:
+def _setup_from_json(data: Mapping[str, Any], tray: Mapping[str, int], *, options: RuleOptions) -> BattleSetup:
     """A battle as the ``battle`` command and the calculator take it (spec 6.3)."""
     kind = data.get("kind")
     if kind not in battles.KINDS:
@@ -955,7 +967,8 @@ def _setup_from_json(data: Mapping[str, Any], tray: Mapping[str, int], *, a4: st
         attack_extra=holds("attack_plus_1", "+1 army attacking", attacker) if kind != "revolt" else 0,
         defence_extra=holds("defence_plus_1", "+1 army defending", defender) if kind == "attack" else 0,
         winter_extra_peasants=number(data.get("winter_extra_peasants", 0), "winter_extra_peasants"),
-        a4_losses=a4,
+        a4_losses=options.a4_losses,
+        a3_owner_loses=options.a3_owner_loses,
     )
 
 

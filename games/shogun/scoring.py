@@ -30,6 +30,15 @@ class RegionCount:
     def to_json(self) -> dict[str, int]:
         return {"provinces": self.provinces, "castle": self.castle, "temple": self.temple, "theatre": self.theatre}
 
+    def problem(self, region: str) -> str | None:
+        """Why these counts cannot be a player's in a region, in one sentence, or None: a province holds at most
+        one building of each type (spec 5), so no type outnumbers the provinces."""
+        over = [b for b in BUILDINGS if self.of(b) > self.provinces]
+        if not over:
+            return None
+        return (f"{region}: {self.provinces} province(s) cannot hold {self.of(over[0])} {over[0]}(s): at most one "
+                "building of a type per province (spec 5)")
+
 
 #: player -> region -> counts
 Holdings = Mapping[str, Mapping[str, RegionCount]]

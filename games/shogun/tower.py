@@ -20,7 +20,10 @@ class TowerError(ValueError):
 
 
 def clean(counts: Counts | None, what: str = "counts") -> dict[str, int]:
-    """Counts per colour without zeros; a one-sentence error for a negative or non-whole number."""
+    """Counts per colour without zeros; a one-sentence error for a negative or non-whole number, or for
+    anything that is not counts per colour."""
+    if counts is not None and not isinstance(counts, Mapping):
+        raise TowerError(f"{what}: expected cubes per colour, like {{\"blue\": 2, \"green\": 1}}, got {counts!r}")
     out: dict[str, int] = {}
     for colour, n in (counts or {}).items():
         if isinstance(n, bool) or not isinstance(n, int) or n < 0:

@@ -113,3 +113,27 @@ def test_impossible_battles_say_why(kwargs: dict[str, object], message: str) -> 
     """Spec 5 (Moving): one army stays behind; spec 6.2: kinds of battle."""
     with pytest.raises(BattleError, match=message):
         BattleSetup(**kwargs)  # type: ignore[arg-type]
+
+
+def test_a3_the_other_reading_loses_as_many_as_the_greens_thrown_in() -> None:
+    """Spec 10 A3 [§ … › Revolta]: "the owner returns as many of their cubes as there were peasants"; the default
+    reads the greens in the tray (spec 6.6), the other reading the greens thrown in. Every default is a setting the
+    group can change (spec 10); the setting was listed but changed nothing (2026-12-01)."""
+    out = {"blue": 4, "green": 3}  # 5 blue and 1 green thrown in, 2 greens stuck inside came out with them
+    tray_reading = resolve(BattleSetup("revolt", defender="blue", target_armies=5, revolt_tokens=1),
+                           Tower(inside={"green": 2}), out)
+    thrown_reading = resolve(BattleSetup("revolt", defender="blue", target_armies=5, revolt_tokens=1,
+                                         a3_owner_loses="greens_thrown"), Tower(inside={"green": 2}), out)
+    assert tray_reading.winner == thrown_reading.winner == DEFENDER  # 4 blue against 3 peasants
+    assert tray_reading.target_after.armies == 1  # 4 - 3 greens in the tray
+    assert thrown_reading.target_after.armies == 3  # 4 - 1 green thrown in
+    assert thrown_reading.returned_to_supply["blue"] == 1
+
+
+def test_peasants_the_supply_lacks_are_not_thrown_in() -> None:
+    """Spec 1 (20 green cubes) and spec 9 (warn when a component runs out): a revolt with 3 tokens and one peasant
+    cube left throws that one; the supply never goes below 0 (it went to -1, 2026-12-01)."""
+    setup = BattleSetup("revolt", defender="blue", target_armies=5, revolt_tokens=3, greens_missing=2)
+    assert setup.added() == {"blue": 5, "green": 1}
+    neutral = BattleSetup("neutral", defender=None, attacker="red", moved=1, source_armies=3, greens_missing=1)
+    assert neutral.added() == {"red": 1}

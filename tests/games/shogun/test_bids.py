@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from games.shogun import bids
-from games.shogun.bids import Bid, BidError
+from games.shogun.bids import Bid, BidError, choosing_order
 
 
 def test_everybody_pays_and_the_choosing_order_ranks_bids() -> None:
@@ -40,3 +40,10 @@ def test_a_bid_above_cash_is_refused_or_warned() -> None:
         bids.settle(["a"], {"a": Bid("chests", 3)}, {"a": 1})
     warned = bids.settle(["a"], {"a": Bid("chests", 3)}, {"a": 1}, above_cash="warn")
     assert warned.warnings and warned.chests_after == {"a": 0}
+
+
+@pytest.mark.parametrize("tie_orders", [5, "blue red", [["blue", 3]], [5]])
+def test_a_tie_order_that_is_no_list_of_players_is_refused_in_one_sentence(tie_orders: object) -> None:
+    """Bad input: one sentence naming the field, not a TypeError (2026-12-01)."""
+    with pytest.raises(BidError, match=r"^tie_orders: expected one list of players per tied group"):
+        choosing_order([["blue", "red"]], tie_orders=tie_orders)  # type: ignore[arg-type]

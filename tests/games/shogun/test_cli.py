@@ -126,6 +126,9 @@ def test_odds(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     ("battle", {k: v for k, v in KOZUKE.items() if k != "tower_out"}, "tower_out: enter what came out"),
     ("battle", dict(KOZUKE, moved=6), "at most 5 of 6 can move"),
     ("score", {"players": ["a"], "provinces": [{"region": "r", "controller": "z"}]}, "is not one of the players"),
+    # Spec 5: one building of a type per province (the calculator scored 3 castles in 1 province, 2026-12-01).
+    ("score", {"players": ["a"], "holdings": {"a": {"r1": {"provinces": 1, "castle": 3}}}},
+     "holdings.a.r1: 1 province(s) cannot hold 3 castle(s)"),
     ("winter", {"players": {"a": {"rice": 1, "provinces": 2}}}, "winter_event_rice_loss: expected"),
     ("bids", {"players": ["a"], "bids": {"a": {"war_chest_card": 7}}}, "shows 0 to 4 chests"),
     ("odds", dict(KOZUKE, model={"p": 2, "q": 0.1}), "model.p: expected a probability"),
