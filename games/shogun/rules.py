@@ -437,12 +437,18 @@ class ShogunRules:
 
     def _cmd_reveal_action(self, state: State, command: Mapping[str, Any]) -> tuple[State, Events]:
         action = command.get("action")
-        if state.position < len(state.action_row):
-            raise CommandError("the action card at this position is known already")
+        # A1: a hidden card is turned up just before its action (a), or one per finished action (b: card 6
+        # after action 1, ...).
+        if self.pack.options.a1_reveal == "just_before":
+            if state.position < len(state.action_row):
+                raise CommandError("the action card at this position is known already")
+        elif len(state.action_row) >= 5 + state.position:
+            raise CommandError(f"after {state.position} finished action(s) {5 + state.position} action cards are "
+                               "face up, all of them known (A1: one hidden card per finished action)")
         if action not in ACTION_IDS or action in state.action_row:
             raise CommandError(f"action: expected an action card not yet in the row, got {action!r}")
         state = replace(state, action_row=(*state.action_row, action))
-        return state, (_log(f"Action card {state.position + 1} turned up: {self.pack.action_names[action]}"),)
+        return state, (_log(f"Action card {len(state.action_row)} turned up: {self.pack.action_names[action]}"),)
 
     def _advance(self, state: State) -> tuple[State, Events]:
         """Next player for this action; after the last, the next action; after the tenth, the round ends."""

@@ -278,6 +278,32 @@ def test_hidden_action_cards_are_turned_up_one_at_a_time() -> None:
         session.do({"type": "reveal_action", "action": "taxes"})
 
 
+def test_a1_the_other_reading_turns_up_one_hidden_card_per_finished_action() -> None:
+    """Spec 10 A1 (b): "one hidden card per finished action (card 6 after action 1, ...)". The setting only
+    changed what the screen showed: card 6 could not be entered until action 6 (2026-12-01)."""
+    rules = _rules({**CORRECTIONS, "rule_options.a1_reveal": "one_per_action"})
+    session: Session[Any] = Session(rules, CONFIG)
+    session.do(steps()[0][0])
+    session.do({"type": "lay_out", "actions": ["taxes", "rice", "castle", "temple", "theatre"],
+                "specials": ["chest_plus_1", "rice_plus_1", "six_armies", "attack_plus_1", "defence_plus_1"],
+                "events": ["e01", "e02", "e03", "e04"]})
+    session.do({"type": "draw_event", "event": "e01"})
+    session.do({"type": "bids", "bids": {}, "draw": True})
+    for player in session.state.choosing:
+        session.do({"type": "take_special", "player": player,
+                    "card": next(c for c in session.state.special_row
+                                 if session.state.special_row.index(c) + 1 not in session.state.spaces.values())})
+    with pytest.raises(CommandError, match="one hidden card per finished action"):
+        session.do({"type": "reveal_action", "action": "deploy3"})  # no action finished yet
+    for _ in range(len(session.state.players)):  # action 1 finished
+        session.do({"type": "act", "player": session.state.current_player, "province": None})
+    session.do({"type": "reveal_action", "action": "deploy3"})
+    assert [c["face_up"] for c in views.action_row(rules, session.state)] == [True] * 6 + [False] * 4
+    assert views.action_row(rules, session.state)[5]["name"] == "Deploy 3"
+    with pytest.raises(CommandError, match="one hidden card per finished action"):
+        session.do({"type": "reveal_action", "action": "deploy5"})
+
+
 def test_bids_without_a_tie_draw_nothing_and_are_no_barrier() -> None:
     rules = _rules(CORRECTIONS)
     session: Session[Any] = Session(rules, CONFIG)
