@@ -65,6 +65,18 @@ def index_page() -> str:
     )
 
 
+def error_page(status: int, message: str) -> str:
+    """What a browser shows for a page the hub cannot give (a mistyped event code on the projector, a player
+    not in the event): the hub's sentence, not its JSON."""
+    title = {404: "Not found", 401: "Sign in needed", 403: "Not allowed"}.get(status, "Cannot show this page")
+    return (
+        f"<!doctype html><html lang='en'><head>{_HEAD}<title>{escape(title)}</title></head><body>"
+        f"<header><h1>{escape(title)}</h1></header><main><p>{escape(message)}</p>"
+        "<p class='muted'>The projector page is <code>/events/&lt;EVENT CODE&gt;/leaderboard</code>.</p>"
+        "</main></body></html>"
+    )
+
+
 def leaderboard_page(
     *, event_name: str, event_code: str, fragment: str, refresh_ms: int, round_number: int | None,
     game: str | None = None,

@@ -380,8 +380,14 @@ def create_app(settings: HubSettings) -> FastAPI:
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes, timeout=settings.body_timeout)
     app.add_middleware(SecurityHeaders, tls=settings.tls)
 
+    def _page(request: Request) -> bool:
+        # (A browser's page, not the API: its refusals are shown as a page, in the same words.)
+        return request.method == "GET" and request.url.path.startswith("/events/")
+
     @app.exception_handler(HubError)
-    async def _hub_error(_request: Request, error: HubError) -> JSONResponse:
+    async def _hub_error(request: Request, error: HubError) -> Response:
+        if _page(request) and error.status != 429:
+            return HTMLResponse(pages.error_page(error.status, str(error)), status_code=error.status)
         response = _error(error.status, error.code, str(error))
         if error.status == 429:
             response.headers["Retry-After"] = "10"
@@ -403,7 +409,9 @@ def create_app(settings: HubSettings) -> FastAPI:
         return _error(422, "invalid", problems_sentence(problems), details=_details(problems))
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(_request: Request, error: StarletteHTTPException) -> JSONResponse:
+    async def _http(request: Request, error: StarletteHTTPException) -> Response:
+        if _page(request) and error.status_code == 404:
+            return HTMLResponse(pages.error_page(404, "There is no such page on this hub."), status_code=404)
         code = {404: "not_found", 405: "method_not_allowed"}.get(error.status_code, "http_error")
         return _error(error.status_code, code, str(error.detail))
 

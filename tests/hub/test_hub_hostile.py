@@ -163,3 +163,16 @@ def test_json_sent_as_text_is_told_to_send_json(event: Event) -> None:
     assert reply.json()["message"] == ("send the body as JSON with Content-Type: application/json "
                                        "(it came as text/plain)")
     assert event.results() == []
+
+
+def test_a_page_the_hub_cannot_give_is_shown_as_a_page(event: Event) -> None:
+    """A projector pointed at a mistyped event code showed the API's JSON; a browser now gets the same sentence
+    as a page (the API keeps its JSON)."""
+    page = event.http.get("/events/NOSUCH/leaderboard")
+    assert page.status_code == 404 and page.headers["content-type"].startswith("text/html")
+    assert "NOSUCH" in page.text and "<script" not in page.text
+    missing = event.http.get(f"/events/{event.code}/players/{urllib.parse.quote('<b>Nobody</b>', safe='')}")
+    assert missing.status_code == 404 and "&lt;b&gt;Nobody&lt;/b&gt;" in missing.text
+    assert event.http.get("/events/x/y/z").headers["content-type"].startswith("text/html")
+    api = event.http.get("/api/events/NOSUCH/standings")
+    assert api.status_code == 404 and api.json()["error"] == "not_found"
