@@ -157,7 +157,9 @@ COOP_HEALTH_CHOICES = ("standard", "two_player", "solo")
 @dataclass(frozen=True, slots=True)
 class RuleOptions:
     """Readings of rules the rulebooks leave unclear (``[rules]``); a pack without the section (one stored
-    with a game saved before these options existed) gets these defaults, which are the shipped ones."""
+    with a game saved before these options existed) gets these defaults: the readings the app used then, so that
+    such a game replays as it was played. The shipped pack may read otherwise (``coop_health_3_to_6``: "solo"
+    since 2026-12-01, by EN p.11)."""
 
     coop_health_3_to_6: str = "standard"
     scenario_3_back_to: int = 0

@@ -23,9 +23,13 @@ def test_every_rule_option_is_marked_assumed_with_its_source() -> None:
     assert all(v["status"] == "assumed" and v["source"] for v in leaves.values())
 
 
-def test_coop_health_for_3_to_6_players_standard_by_default_or_the_2p_or_solo_value_p15() -> None:
-    red = default_pack().dragons["red_1"]
-    assert default_pack().dragon_health(red, mode="coop", players=4) == red.health
+def test_coop_health_for_3_to_6_players_is_the_solo_value_by_default_p11_or_the_2p_or_standard_value() -> None:
+    # EN p.11, Fighting the Dragon: "(In the co-op version, use the Health for the solo game.)" (the shipped
+    # reading was the standard Health until 2026-12-01).
+    red, legendary = default_pack().dragons["red_1"], default_pack().dragons["legendary"]
+    assert default_pack().dragon_health(red, mode="coop", players=4) == red.health_solo == 18
+    assert default_pack().dragon_health(legendary, mode="coop", players=6) == legendary.health_solo == 25
+    assert pack_with(coop_health_3_to_6="standard").dragon_health(red, mode="coop", players=4) == red.health
     assert pack_with(coop_health_3_to_6="two_player").dragon_health(red, mode="coop", players=4) == red.health_2p
     assert pack_with(coop_health_3_to_6="solo").dragon_health(red, mode="coop", players=4) == red.health_solo
     # The rulebook's own cases do not change: solo and 2 players (EN p.15).

@@ -502,11 +502,16 @@ def test_a_game_saved_before_the_turn_rules_still_replays_its_historic_commands(
         Session(FujiKoro(PACK), {"players": ["A", "B"], "rules": 3})
 
 
-def test_a_pack_stored_before_the_rule_options_existed_loads_with_the_shipped_defaults() -> None:
+def test_a_pack_stored_before_the_rule_options_existed_loads_with_the_readings_of_its_time() -> None:
+    from dataclasses import replace
+
     from games.fujikoro.pack import RuleOptions, parse
 
     raw = {k: v for k, v in PACK.raw.items() if k != "rules"}
-    assert parse(raw).rules == RuleOptions() == PACK.rules
+    assert parse(raw).rules == RuleOptions()
+    # The shipped pack reads co-op Health for 3-6 players as EN p.11 says (the solo value); a game stored before
+    # the options existed replays with the standard Health it was played with.
+    assert replace(RuleOptions(), coop_health_3_to_6="solo") == PACK.rules
 
 
 # ---- 5. Cooperative length: 20 rounds + 8 final rounds, 25 + 8 solo (EN p.14) ---------------------
