@@ -152,6 +152,8 @@ class BoardSpec:
 
 
 COOP_HEALTH_CHOICES = ("standard", "two_player", "solo")
+#: Scenario 2's dragon sets: each dragon in at most one set, or in a set of each kind (EN Appendix B says neither).
+TROPHY_SETS_CHOICES = ("disjoint", "one_of_each_kind")
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,6 +167,7 @@ class RuleOptions:
     scenario_3_back_to: int = 0
     ronin_round_track: bool = False
     escape_when_rope_appears: bool = False
+    scenario_2_sets: str = "disjoint"
 
 
 @dataclass(frozen=True, slots=True)
@@ -428,6 +431,9 @@ def _parse_rules(r: _Reader) -> RuleOptions:
         escape_when_rope_appears=r.boolean("rules.escape_when_rope_appears")
         if "escape_when_rope_appears" in section
         else default.escape_when_rope_appears,
+        scenario_2_sets=r.text("rules.scenario_2_sets", TROPHY_SETS_CHOICES)
+        if "scenario_2_sets" in section
+        else default.scenario_2_sets,
     )
 
 

@@ -479,9 +479,11 @@ def trophy_points(pack: DataPack, trophies: tuple[str, ...], extras: Mapping[str
     colours = [pack.dragons[d].colour for d in trophies]
     base = sum(pack.colours[c].trophy_vp for c in colours)
     counts = tuple(colours.count(c) for c in pack.colours)
-    return base + _best_sets(
-        counts, int(extras.get("trophy_set_same", 7)), int(extras.get("trophy_set_different", 10))
-    )
+    same, different = int(extras.get("trophy_set_same", 7)), int(extras.get("trophy_set_different", 10))
+    if pack.rules.scenario_2_sets == "one_of_each_kind":
+        # (rules.scenario_2_sets: a dragon may be in a same-colour set and in a different-colour set.)
+        return base + same * sum(c // 3 for c in counts) + _best_sets(counts, 0, different)
+    return base + _best_sets(counts, same, different)
 
 
 @lru_cache(maxsize=256)

@@ -19,7 +19,7 @@ def pack_with(**overrides: Any) -> Any:
 def test_every_rule_option_is_marked_assumed_with_its_source() -> None:
     leaves = {k: v for k, v in iter_leaves(default_pack().raw) if k.startswith("rules.")}
     assert set(leaves) == {"rules.coop_health_3_to_6", "rules.scenario_3_back_to", "rules.ronin_round_track",
-                           "rules.escape_when_rope_appears"}
+                           "rules.escape_when_rope_appears", "rules.scenario_2_sets"}
     assert all(v["status"] == "assumed" and v["source"] for v in leaves.values())
 
 

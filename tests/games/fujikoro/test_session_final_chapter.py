@@ -224,6 +224,14 @@ def test_scenario_2_trophies_score_per_colour_and_the_best_sets() -> None:
     assert game.trophy_points(("blue_1", "green_1", "red_1"), extras) == 2 + 3 + 5 + 10
     # 3 blue, 2 green, 1 red: 6 + 6 + 5, and one set of 3 different (+10) beats 3 alike (+7).
     assert game.trophy_points(("blue_1", "blue_2", "blue_3", "green_1", "green_2", "red_1"), extras) == 27
+    # Appendix B does not say whether a dragon may be in a set of each kind (rules.scenario_2_sets, assumed):
+    # read so, the 3 blue are a set alike and, with a green and the red, also in a set of 3 different.
+    from games.fujikoro.pack import apply_overrides, parse, shipped_raw
+    from games.fujikoro.rules import FujiKoro as Game
+
+    both = Game(parse(apply_overrides(shipped_raw(), {"rules.scenario_2_sets": "one_of_each_kind"})))
+    assert both.trophy_points(("blue_1", "blue_2", "blue_3", "green_1", "green_2", "red_1"), extras) == 17 + 7 + 10
+    assert both.trophy_points(("blue_1", "blue_2", "blue_3", "green_1", "red_1"), extras) == 14 + 7 + 10
 
 
 def test_scenario_3_lava_phase_at_10_then_the_end_phase_at_30() -> None:
