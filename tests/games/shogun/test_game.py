@@ -250,10 +250,10 @@ def test_a_game_with_no_map_scores_orders_turns_fights_and_winters() -> None:
     assert session.state.vp["yellow"] == 4 + 1 + 1
 
 
-def test_hidden_action_cards_are_turned_up_one_at_a_time() -> None:
-    """Spec 4.1 and A1 (default: just before it is carried out): cards 6-10 lie face down; a row laid by hand
-    is entered as far as it is known and each hidden card when it is turned up."""
-    rules = _rules(CORRECTIONS)
+def _to_the_actions_with_five_cards_laid(corrections: dict[str, Any]) -> tuple[ShogunRules, Session[Any]]:
+    """The scripted game's set-up, then a round whose row is laid by hand as far as it is known (cards 1-5), nobody
+    bidding, the special cards taken: at the first action."""
+    rules = _rules(corrections)
     session: Session[Any] = Session(rules, CONFIG)
     session.do(steps()[0][0])
     session.do({"type": "lay_out", "actions": ["taxes", "rice", "castle", "temple", "theatre"],
@@ -266,6 +266,13 @@ def test_hidden_action_cards_are_turned_up_one_at_a_time() -> None:
         session.do({"type": "take_special", "player": player,
                     "card": next(c for c in session.state.special_row
                                  if session.state.special_row.index(c) + 1 not in session.state.spaces.values())})
+    return rules, session
+
+
+def test_hidden_action_cards_are_turned_up_one_at_a_time() -> None:
+    """Spec 4.1 and A1 (default: just before it is carried out): cards 6-10 lie face down; a row laid by hand
+    is entered as far as it is known and each hidden card when it is turned up."""
+    rules, session = _to_the_actions_with_five_cards_laid(CORRECTIONS)
     row = views.action_row(rules, session.state)
     assert [c["face_up"] for c in row] == [True] * 5 + [False] * 5
     for _ in range(5 * 4):
@@ -281,18 +288,7 @@ def test_hidden_action_cards_are_turned_up_one_at_a_time() -> None:
 def test_a1_the_other_reading_turns_up_one_hidden_card_per_finished_action() -> None:
     """Spec 10 A1 (b): "one hidden card per finished action (card 6 after action 1, ...)". The setting only
     changed what the screen showed: card 6 could not be entered until action 6 (2026-12-01)."""
-    rules = _rules({**CORRECTIONS, "rule_options.a1_reveal": "one_per_action"})
-    session: Session[Any] = Session(rules, CONFIG)
-    session.do(steps()[0][0])
-    session.do({"type": "lay_out", "actions": ["taxes", "rice", "castle", "temple", "theatre"],
-                "specials": ["chest_plus_1", "rice_plus_1", "six_armies", "attack_plus_1", "defence_plus_1"],
-                "events": ["e01", "e02", "e03", "e04"]})
-    session.do({"type": "draw_event", "event": "e01"})
-    session.do({"type": "bids", "bids": {}, "draw": True})
-    for player in session.state.choosing:
-        session.do({"type": "take_special", "player": player,
-                    "card": next(c for c in session.state.special_row
-                                 if session.state.special_row.index(c) + 1 not in session.state.spaces.values())})
+    rules, session = _to_the_actions_with_five_cards_laid({**CORRECTIONS, "rule_options.a1_reveal": "one_per_action"})
     with pytest.raises(CommandError, match="one hidden card per finished action"):
         session.do({"type": "reveal_action", "action": "deploy3"})  # no action finished yet
     for _ in range(len(session.state.players)):  # action 1 finished
