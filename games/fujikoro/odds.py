@@ -54,6 +54,9 @@ class Odds:
     method: str
     states: int = 0
     fights: int = 0
+    #: The chance the fight never ends: nobody left can hurt the other side (dice edited so that no face hits);
+    #: the other figures then do not add up to 1.
+    p_no_end: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -67,6 +70,8 @@ class Odds:
             out["states"] = self.states
         if self.fights:
             out["fights"] = self.fights
+        if round(self.p_no_end, 6) > 0:
+            out["p_no_end"] = round(self.p_no_end, 6)
         return out
 
 
@@ -453,6 +458,7 @@ def exact_odds(fight: Fight, pack: DataPack, *, dice: Mapping[str, Die] | None =
         return _at_least(rows, health)
 
     acc = [0.0] * (1 + 2 * n)
+    no_end = 0.0
     memo: dict[tuple[tuple[int, ...], int], float] = {}
     for health, ph in healths.items():
         if health <= 0:
@@ -486,7 +492,9 @@ def exact_odds(fight: Fight, pack: DataPack, *, dice: Mapping[str, Die] | None =
                     ko.append(1.0 - before)
                     win.append(before)
             _add(acc, ph * pk, (p_def, *ko, *win))
-    return _odds(tuple(acc), names, chain.vp, "exact", states=chain.states)
+            if any(f.status is Status.IN and k[j] >= NEVER for j, f in enumerate(fight.fighters)):
+                no_end += ph * pk * (1.0 - p_def)  # a samurai never knocked out, a dragon never defeated
+    return replace(_odds(tuple(acc), names, chain.vp, "exact", states=chain.states), p_no_end=no_end)
 
 
 def _odds(vector: Vector, names: Sequence[str], vp: int, method: str, *, states: int = 0, fights: int = 0) -> Odds:
@@ -509,10 +517,15 @@ def monte_carlo(fight: Fight, pack: DataPack, *, fights: int, seed: int = 0,
     defeated = 0
     ko = dict.fromkeys(names, 0)
     vp = dict.fromkeys(names, 0)
+    endless = 0
     for _ in range(fights):
         f = fight
-        while not f.is_over:
+        for _turn in range(MAX_TURNS):
+            if f.is_over:
+                break
             f = roll_for_turn(f, pack, seed=rng.getrandbits(48), dice=dice)
+        else:
+            endless += not f.is_over  # (counted as a fight that never ends)
         defeated += f.outcome is Outcome.DRAGON_DEFEATED
         for fighter in f.fighters:
             ko[fighter.name] += fighter.status is Status.KNOCKED_OUT
@@ -521,8 +534,13 @@ def monte_carlo(fight: Fight, pack: DataPack, *, fights: int, seed: int = 0,
         p_dragon_defeated=defeated / fights,
         p_knocked_out={k: v / fights for k, v in ko.items()},
         expected_vp={k: v / fights for k, v in vp.items()},
-        method="monte_carlo", fights=fights,
+        method="monte_carlo", fights=fights, p_no_end=endless / fights,
     )
+
+
+#: A fight played out by monte_carlo that has not ended after this many turns is taken as one that never ends
+#: (real fights end in a few dozen: every turn a hit is likely on one side or the other).
+MAX_TURNS = 10_000
 
 
 __all__ = ["Odds", "OddsError", "dice_distribution", "exact_odds", "monte_carlo"]

@@ -633,6 +633,8 @@ class CombatModel(EventDispatcher):  # type: ignore[misc]
         for name, p in odds["p_knocked_out"].items():
             vp = odds["expected_vp"].get(name, 0.0)
             lines.append(tr.f("{name}: knocked out {p:.0%}, expected VP {vp:.1f}", name=name, p=p, vp=vp))
+        if odds.get("p_no_end"):
+            lines.append(tr.f("Never ends (nobody left can hit): {p:.0%}", p=odds["p_no_end"]))
         self.odds_text = "\n".join(lines)
 
 

@@ -595,6 +595,8 @@ class Walk:
         text = f"Odds: the dragon is defeated {_pct(odds.p_dragon_defeated)}; knocked out: {ko}"
         if any(odds.expected_vp.values()):
             text += "; expected VP: " + ", ".join(f"{k} {v:.1f}" for k, v in odds.expected_vp.items())
+        if odds.p_no_end:
+            text += f"; the fight never ends (nobody left can hit) {_pct(odds.p_no_end)}"
         self.c.say(text + ".")
 
     def show_status(self) -> None:

@@ -93,6 +93,26 @@ def test_a_fight_nobody_can_win_has_zero_odds() -> None:
     fight = start_dragon_fight(dragon, [Combatant("S", gear)], PACK)
     odds = exact_odds(fight, PACK)
     assert odds.p_dragon_defeated == 0.0 and odds.p_knocked_out["S"] == 0.0
+    assert odds.p_no_end == 1.0 and odds.to_json()["p_no_end"] == 1.0  # said, not left to the missing 1
+
+
+def test_a_fight_that_may_never_end_says_how_likely_and_its_simulation_ends(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rules audit (2026-12-01): with dice edited so that the dragon's faces never hit, samurai whose wood weapons
+    may break for good can neither win nor lose; the exact odds left 0.737 of the fight unsaid, and the Monte-Carlo
+    check never returned. Nobody retreats (the documented policy), so such a fight goes on for ever."""
+    from games.fujikoro import odds as odds_module
+
+    # (Here a dragon that rolls no dice: the same fight as the audit's, with the shipped dice faces.)
+    gear = gear_from_json({"weapon_left": ["WW"]}, PACK)
+    dragon = DragonStats("toothless", "blue", initiative=9, health=12, dice=0, legendary=False, vp=7, coop_teeth=1)
+    fight = start_dragon_fight(dragon, [Combatant("A", gear), Combatant("B", gear)], PACK)
+    exact = exact_odds(fight, PACK)
+    assert 0.0 < exact.p_no_end < 1.0
+    assert exact.p_dragon_defeated + exact.p_no_end == pytest.approx(1.0)
+    monkeypatch.setattr(odds_module, "MAX_TURNS", 300)
+    simulated = monte_carlo(fight, PACK, fights=200, seed=3)
+    assert simulated.p_dragon_defeated + simulated.p_no_end == pytest.approx(1.0)
+    assert abs(simulated.p_no_end - exact.p_no_end) < 4 * math.sqrt(exact.p_no_end * (1 - exact.p_no_end) / 200)
 
 
 def test_odds_after_every_roll_follow_the_fight() -> None:
