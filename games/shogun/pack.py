@@ -14,7 +14,16 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from companion.datapack import DataPackError, Reader, Status, apply_overrides, check_int
+from companion.datapack import (
+    DataPackError,
+    Reader,
+    Status,
+    apply_overrides,
+    check_int,
+    find,
+    is_leaf,
+    leaf_status,
+)
 
 PACK_RESOURCE = "shogun.toml"
 GREEN = "green"
@@ -190,9 +199,17 @@ def shipped_raw() -> dict[str, Any]:
 
 
 def load(overrides: Mapping[str, Any] | None = None) -> Pack:
-    """The shipped pack with a group's corrections on top, checked."""
+    """The shipped pack with a group's corrections on top, checked. The supply table's rows the rulebook's own
+    examples give (confirmed, or derived from them) stay locked (spec 12: "keep the known rows locked as
+    confirmed"); the unknown rows are the group's to enter."""
     raw = shipped_raw()
     if overrides:
+        for key in overrides:
+            if key.startswith("supply_table."):
+                node = find(raw, key)
+                if is_leaf(node) and leaf_status(node) in (Status.CONFIRMED, Status.DERIVED):
+                    raise DataPackError(f"{key} is {leaf_status(node).value} ({node.get('source', 'spec 7.2')}) and "
+                                        "stays as it is; correct the unknown rows of the supply table")
         raw = apply_overrides(raw, overrides)
     return parse(raw)
 
