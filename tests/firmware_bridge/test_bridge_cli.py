@@ -123,3 +123,32 @@ def test_bridge_cli_monitor_unacknowledged_led_state_exits_1(tmp_path: Path,
     assert main(["bridge", "monitor", str(tmp_path / "no-such-port"), "--send-leds", "all=ffffff",
                  "--seconds", "0.2"]) == 1
     assert "the device acknowledged 0 of 1 LED states" in capsys.readouterr().err
+
+
+def test_bridge_cli_monitor_that_never_connected_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A newcomer (2026-12-01): "never connected" and exit status 0, as if all went well.
+    assert main(["bridge", "monitor", str(tmp_path / "no-such-port"), "--seconds", "0.2"]) == 1
+    assert "never connected" in capsys.readouterr().err
+
+
+def test_bridge_cli_emulator_stopped_by_the_system_removes_its_port_link(tmp_path: Path) -> None:
+    # Stopped with SIGTERM (kill, timeout, a service manager) the emulator left its pty link behind, pointing at
+    # a terminal some later program would get (2026-12-01); it now cleans up as Ctrl-C does.
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    link = tmp_path / "table"
+    process = subprocess.Popen([sys.executable, "-m", "ui.cli.main", "bridge", "emulate", "--pty", str(link)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while not link.is_symlink() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert link.is_symlink()
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=30) == 0
+        assert not link.is_symlink()
+    finally:
+        process.kill()

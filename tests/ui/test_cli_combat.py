@@ -175,3 +175,21 @@ def test_odds_of_example_2_report_the_least_loss_policy_for_broken_cubes() -> No
     out = json.loads(done.stdout)
     assert out["policy"]["broken"].startswith("least_loss")
     assert 0.9 < out["p_dragon_defeated"] < 1.0
+
+
+def test_odds_refuse_fields_they_do_not_know_rather_than_answer_without_them() -> None:
+    # A newcomer (2026-12-01) put a samurai's board and helmet beside its name instead of under gear, and
+    # got p_dragon_defeated 0.0 as if the samurai had no gear; a stray dragon_health was ignored too.
+    done = fujikoro("odds", "-", stdin=json.dumps(
+        {"dragon": "green_1", "samurai": [{"name": "Ann", "board": "takeko", "helmet": ["MMMM"]}]}))
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip() == ("fujikoro: samurai Ann: unknown field 'board'; a samurai has blueprints, gear, "
+                                   "heroic_monk, monk_from, name (helmet, weapons and sandals go under gear)")
+    done = fujikoro("odds", "-", stdin=json.dumps({"dragon": "green_1", "dragon_health": 4,
+                                                   "samurai": [{"name": "Ann"}]}))
+    assert done.returncode == 2 and "unknown field 'dragon_health'" in done.stderr
+    # The input is described where a user looks for it, and its example works.
+    helped = fujikoro("odds", "--help", stdin="")
+    example = helped.stdout.split("e.g.\n", 1)[1].split("\nfields:", 1)[0]
+    done = fujikoro("odds", "-", stdin=example)
+    assert done.returncode == 0 and 0.0 <= json.loads(done.stdout)["p_dragon_defeated"] <= 1.0

@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 import threading
 import time
@@ -162,12 +163,13 @@ def _monitor(args: argparse.Namespace) -> int:
         stop.set()
         sender.join(1)
         link.close()
-        if not link.core.info and link.last_error:
-            print(f"never connected: {link.last_error}", file=sys.stderr)
+    failed = not link.core.info
+    if failed:
+        print(f"never connected: {link.last_error or 'no device answered'}", file=sys.stderr)
     if len(acknowledged) < len(states):
         print(f"the device acknowledged {len(acknowledged)} of {len(states)} LED states", file=sys.stderr)
-        return 1
-    return 0
+        failed = True
+    return 1 if failed else 0
 
 
 def _emulate(args: argparse.Namespace) -> int:
@@ -208,6 +210,10 @@ def _emulate(args: argparse.Namespace) -> int:
         threading.Thread(target=_read_commands, args=(emulator, say, quit_asked, changed),
                          name="fujikoro-emulate-commands", daemon=True).start()
     deadline = None if args.seconds is None else time.monotonic() + args.seconds
+    # A stop by the system (kill, a service manager, timeout) cleans up as Ctrl-C does: the pty's link is removed,
+    # so a later monitor is not pointed at whatever terminal gets that pty next.
+    main = threading.current_thread() is threading.main_thread()  # (only there can a signal handler be set)
+    previous = signal.signal(signal.SIGTERM, lambda _signum, _frame: quit_asked.set()) if main else None
     try:
         while (deadline is None or time.monotonic() < deadline) and not quit_asked.is_set():
             timeout = 0.5 if deadline is None else max(0.0, min(0.5, deadline - time.monotonic()))
@@ -223,6 +229,8 @@ def _emulate(args: argparse.Namespace) -> int:
                 say(f"{_stamp()}\n{render.text(chain, player, ledmap, colour=sys.stdout.isatty())}")
             time.sleep(0.1)  # at most ten pictures a second
     finally:
+        if main:
+            signal.signal(signal.SIGTERM, previous)
         emulator.close()
     return 0
 

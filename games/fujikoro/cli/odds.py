@@ -14,12 +14,29 @@ from typing import Any
 
 from ui.cli import CliError
 
+#: What ``fujikoro odds --help`` shows after its options: the input, by example.
+INPUT_HELP = """input: one JSON object, e.g.
+  {"dragon": "green_1", "mode": "competitive",
+   "samurai": [{"name": "Ann", "gear": {"helmet": ["MMT"], "weapon_left": ["WWM"]}}]}
+fields: dragon (a figure id such as green_1, or {"health", "initiative", "dice", "vp"?, "legendary"?,
+"coop_teeth"?}); samurai (a list, the attacker first: name, gear as `fujikoro gear inspect` reads it, and
+heroic_monk (wood | metal | tooth | none), monk_from, blueprints); mode (competitive | coop); players (for a
+figure's Health); dragon_attacks (true: the dragon started the fight); damage_tokens; dice (a die kind ->
+its six faces, to try other dice). Other fields are refused.
+"""
+
+#: The request's own fields, and a samurai's (another is refused, not ignored).
+REQUEST_FIELDS = frozenset({"dragon", "samurai", "mode", "players", "dragon_attacks", "damage_tokens", "dice"})
+SAMURAI_FIELDS = frozenset({"name", "gear", "heroic_monk", "monk_from", "blueprints"})
+
 
 def register(subparsers: Any) -> None:
     odds = subparsers.add_parser(
         "odds",
         help="exact odds of a dragon fight (JSON in, JSON out)",
         description=(__doc__ or "").split("\n\n", 1)[1],
+        epilog=INPUT_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     odds.add_argument("file", nargs="?", default="-", help="a JSON file, or - for standard input (default)")
     odds.add_argument("--monte-carlo", type=int, metavar="N", default=0,
@@ -36,6 +53,10 @@ def fight_from_request(data: Any, pack: Any) -> tuple[Any, Any]:
 
     if not isinstance(data, dict):
         raise CliError("expected a JSON object with mode, dragon and samurai")
+    unknown = sorted(set(data) - REQUEST_FIELDS)
+    if unknown:
+        raise CliError(f"unknown field {unknown[0]!r}; the fields are {', '.join(sorted(REQUEST_FIELDS))} "
+                       "(see fujikoro odds --help)")
     try:
         mode = Mode(data.get("mode", "competitive"))
     except ValueError:
@@ -77,6 +98,11 @@ def fight_from_request(data: Any, pack: Any) -> tuple[Any, Any]:
             dice[kind] = DieSpec(kind, dice[kind].colour, dice[kind].in_box, parse_faces(f"dice.{kind}", faces))
         except DataPackError as error:
             raise CliError(str(error)) from None
+    for entry in samurai:
+        extra = sorted(set(entry) - SAMURAI_FIELDS) if isinstance(entry, dict) else []
+        if extra:
+            raise CliError(f"samurai {entry.get('name', '?')}: unknown field {extra[0]!r}; a samurai has "
+                           f"{', '.join(sorted(SAMURAI_FIELDS))} (helmet, weapons and sandals go under gear)")
     try:
         fighters = [combatant_from_json(s if isinstance(s, dict) else {}, pack) for s in samurai]
         fight = start_dragon_fight(stats, fighters, pack, mode=mode,
