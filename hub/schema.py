@@ -56,6 +56,18 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+class _Result(_Strict):
+    """What every schema of a finished game shares: the fingerprints a replay is compared by."""
+
+    def content_hash(self) -> str:
+        """Fingerprint of the content: a replay with the same game id must match it exactly."""
+        return _fingerprint(self)
+
+    def content_hashes(self) -> frozenset[str]:
+        """The fingerprints a stored copy of this result may have: this hub's, and one that counted ``round``."""
+        return frozenset({_fingerprint(self), _fingerprint(self, with_round=True)})
+
+
 class Scores(_Strict):
     """VP by category. ``scenario`` and ``corrections`` may be negative (penalties, fixes)."""
 
@@ -113,7 +125,7 @@ def _check_players(players: list[PlayerResult], mode: Mode) -> None:
         raise ValueError("a rank cannot exceed the number of players")
 
 
-class GameResult(_Strict):
+class GameResult(_Result):
     """One finished game of Fuji Koro, as tablets sent it before results named their game (schema 1);
     still accepted, and stored as the schema 2 result it is (:meth:`lines`)."""
 
@@ -131,14 +143,6 @@ class GameResult(_Strict):
     def _consistent(self) -> Self:
         _check_players(self.players, self.mode)
         return self
-
-    def content_hash(self) -> str:
-        """Fingerprint of the content: a replay with the same game id must match it exactly."""
-        return _fingerprint(self)
-
-    def content_hashes(self) -> frozenset[str]:
-        """The fingerprints a stored copy of this result may have: this hub's, and one that counted ``round``."""
-        return frozenset({_fingerprint(self), _fingerprint(self, with_round=True)})
 
     @property
     def game(self) -> str:
@@ -238,7 +242,7 @@ def check_lines(lines: list[PlayerLine], mode: Mode) -> None:
         raise ValueError("a rank cannot exceed the number of players")
 
 
-class GameResultV2(_Strict):
+class GameResultV2(_Result):
     """One finished game of any game the app plays (schema 2), sent by the table that played it."""
 
     schema_version: Literal[2]
@@ -256,12 +260,6 @@ class GameResultV2(_Strict):
     def _consistent(self) -> Self:
         check_lines(self.players, self.mode)
         return self
-
-    def content_hash(self) -> str:
-        return _fingerprint(self)
-
-    def content_hashes(self) -> frozenset[str]:
-        return frozenset({_fingerprint(self), _fingerprint(self, with_round=True)})
 
     def lines(self) -> list[PlayerLine]:
         return list(self.players)

@@ -193,8 +193,9 @@ class Device:
         # Event numbering starts at random at each start, so that a host which did not notice the restart
         # (and still holds the last seq of the device's previous life) rarely takes a new event for a copy.
         self.seq = random.getrandbits(8) if random is not None else time.ticks_ms() & 0xFF
-        self.started = True  # until the first HELLO: IDENTITY then says so (P.STARTED)
-        self.announce = 0
+        # IDENTITY says the device started (P.STARTED) in its answer to the first HELLO since, and in the answer to
+        # that HELLO retransmitted; not after another HELLO.
+        self.announce = P.STARTED
         self.events = []
         self.pending = None  # [frame, seq, sent_at, tries]
         self.show()
@@ -248,10 +249,8 @@ class Device:
             if not payload or payload[0] != P.VERSION:
                 self.send(P.NAK, seq, P.error(P.E_VERSION, "protocol %d" % P.VERSION))
                 return
-            if self.last_host_seq < 0 or seq != self.last_host_seq:
-                # (A retransmitted HELLO, whose IDENTITY was lost, gets the same IDENTITY again.)
-                self.announce = P.STARTED if self.started else 0
-                self.started = False
+            if self.last_host_seq >= 0 and seq != self.last_host_seq:
+                self.announce = 0
             self.last_host_seq = seq
             caps = self.caps | self.announce
             ident = P.identity(P.VERSION, caps, self.n, self.map_crc, self.config["device_id"])

@@ -741,6 +741,10 @@ def roll_for_turn(fight: Fight, pack: DataPack, *, seed: int, dice: Mapping[str,
     return samurai_roll(fight, who, rolls, pack)
 
 
+#: The fields combatant_from_json reads (``fujikoro odds`` refuses others in its input).
+SAMURAI_FIELDS = frozenset({"name", "gear", "heroic_monk", "monk_from", "blueprints"})
+
+
 def combatant_from_json(data: Mapping[str, Any], pack: DataPack) -> Combatant:
     """A samurai in the ``fujikoro odds`` input: name, gear (gear-inspect input), heroic_monk, blueprints."""
     name = data.get("name")

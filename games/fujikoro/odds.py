@@ -494,16 +494,17 @@ def exact_odds(fight: Fight, pack: DataPack, *, dice: Mapping[str, Die] | None =
             _add(acc, ph * pk, (p_def, *ko, *win))
             if any(f.status is Status.IN and k[j] >= NEVER for j, f in enumerate(fight.fighters)):
                 no_end += ph * pk * (1.0 - p_def)  # a samurai never knocked out, a dragon never defeated
-    return replace(_odds(tuple(acc), names, chain.vp, "exact", states=chain.states), p_no_end=no_end)
+    return _odds(tuple(acc), names, chain.vp, "exact", states=chain.states, p_no_end=no_end)
 
 
-def _odds(vector: Vector, names: Sequence[str], vp: int, method: str, *, states: int = 0, fights: int = 0) -> Odds:
+def _odds(vector: Vector, names: Sequence[str], vp: int, method: str, *, states: int = 0, fights: int = 0,
+          p_no_end: float = 0.0) -> Odds:
     n = len(names)
     return Odds(
         p_dragon_defeated=vector[0],
         p_knocked_out={name: vector[1 + k] for k, name in enumerate(names)},
         expected_vp={name: vp * vector[1 + n + k] for k, name in enumerate(names)},
-        method=method, states=states, fights=fights,
+        method=method, states=states, fights=fights, p_no_end=p_no_end,
     )
 
 
@@ -520,12 +521,11 @@ def monte_carlo(fight: Fight, pack: DataPack, *, fights: int, seed: int = 0,
     endless = 0
     for _ in range(fights):
         f = fight
-        for _turn in range(MAX_TURNS):
-            if f.is_over:
-                break
+        turns = 0
+        while not f.is_over and turns < MAX_TURNS:
             f = roll_for_turn(f, pack, seed=rng.getrandbits(48), dice=dice)
-        else:
-            endless += not f.is_over  # (counted as a fight that never ends)
+            turns += 1
+        endless += not f.is_over  # (counted as a fight that never ends)
         defeated += f.outcome is Outcome.DRAGON_DEFEATED
         for fighter in f.fighters:
             ko[fighter.name] += fighter.status is Status.KNOCKED_OUT

@@ -25,9 +25,8 @@ figure's Health); dragon_attacks (true: the dragon started the fight); damage_to
 its six faces, to try other dice). Other fields are refused.
 """
 
-#: The request's own fields, and a samurai's (another is refused, not ignored).
+#: The request's own fields (another is refused, not ignored; a samurai's: combat.SAMURAI_FIELDS).
 REQUEST_FIELDS = frozenset({"dragon", "samurai", "mode", "players", "dragon_attacks", "damage_tokens", "dice"})
-SAMURAI_FIELDS = frozenset({"name", "gear", "heroic_monk", "monk_from", "blueprints"})
 
 
 def register(subparsers: Any) -> None:
@@ -47,7 +46,14 @@ def register(subparsers: Any) -> None:
 
 def fight_from_request(data: Any, pack: Any) -> tuple[Any, Any]:
     """The fight described by an odds request, and the dice faces to use."""
-    from games.fujikoro.combat import CombatError, DragonStats, Mode, combatant_from_json, start_dragon_fight
+    from games.fujikoro.combat import (
+        SAMURAI_FIELDS,
+        CombatError,
+        DragonStats,
+        Mode,
+        combatant_from_json,
+        start_dragon_fight,
+    )
     from games.fujikoro.pack import DataPackError, parse_faces
     from games.fujikoro.pack import Die as DieSpec
 
