@@ -1,9 +1,10 @@
 """Shogun's rules on the session engine (``companion.engine.Game``): setup, the 8-round calendar, the action
 round's six steps, battles and revolts through the tower, winter and scoring (spec 2-8).
 
-Commands are JSON objects; :data:`COMMANDS` lists them with the phase they belong to. The app records what
-happens at the table: plans are revealed one card at a time (``act``), tower throws are entered as the
-counts in the tray (``out``). Optional randomisers (``"draw": true``) let the app lay out the rows, draw the
+Commands are JSON objects; :data:`COMMANDS` lists them with the phases they belong to and the fields they
+take (a field a command does not take is refused, never ignored). The app records what happens at the
+table: plans are revealed one card at a time (``act``), tower throws are entered as the counts in the tray
+(``out``). Optional randomisers (``"draw": true``) let the app lay out the rows, draw the
 events, break bid ties, deal the start and draw winter revolts; the seed is logged (``prepare``) and such a
 command, like every tower throw, is an undo barrier. A typo in a throw's counts is fixed with
 ``correct_throw`` right after it (a re-throw is not possible).
@@ -17,10 +18,11 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from companion.engine import CommandError, Outcome, PlayerResult, Result
+from companion.fields import unknown_field
 from companion.results import finishing_ranks
 from games.shogun import battle as battles
 from games.shogun import bids as bidding
@@ -51,15 +53,56 @@ GAME_NAME = "shogun"
 BGG_ID = 20551
 Events = tuple[tuple[str, Mapping[str, Any]], ...]
 
-#: command type -> phases it is allowed in (None: any phase)
-COMMANDS: dict[str, tuple[str, ...] | None] = {
-    "place": (SETUP,), "deal_start": (SETUP,), "seed_tower": (SETUP,),
-    "lay_out": (LAY_OUT,), "reveal_action": (ACTIONS,), "draw_event": (EVENT,), "bids": (BIDS,),
-    "take_special": (SPECIALS_PHASE,), "act": (ACTIONS,), "end_actions": (ACTIONS,),
-    "battle": (ACTIONS, WINTER_REVOLTS), "set_region": None, "adjust": None, "fell_out": None,
-    "correct_throw": None, "winter_supply": (WINTER_SUPPLY,), "winter_draw": (WINTER_REVOLTS,),
-    "winter_revolt": (WINTER_REVOLTS,), "score": (SCORING,),
+
+
+@dataclass(frozen=True, slots=True)
+class CommandSpec:
+    """One command type: the phases it is allowed in (None: any phase) and the fields it takes besides
+    ``type``. Any other field is refused, not ignored: a misspelt ``out`` would read as "nothing came out"."""
+
+    phases: tuple[str, ...] | None
+    fields: frozenset[str]
+
+
+def _spec(phases: tuple[str, ...] | None, *fields: str) -> CommandSpec:
+    return CommandSpec(phases, frozenset(fields))
+
+
+#: an app draw: ``"draw": true`` asks for it, ``prepare`` logs its seed
+DRAW = ("draw", "seed")
+#: the command type -> its phases and fields
+COMMANDS: dict[str, CommandSpec] = {
+    "place": _spec((SETUP,), "player", "province", "armies"),
+    "deal_start": _spec((SETUP,), *DRAW),
+    "seed_tower": _spec((SETUP,), "out"),
+    "lay_out": _spec((LAY_OUT,), "actions", "specials", "events", *DRAW),
+    "reveal_action": _spec((ACTIONS,), "action"),
+    "draw_event": _spec((EVENT,), "event", *DRAW),
+    "bids": _spec((BIDS,), "bids", "tie_orders", *DRAW),
+    "take_special": _spec((SPECIALS_PHASE,), "player", "card"),
+    "act": _spec((ACTIONS,), "player", "province", "to", "armies", "six", "attack_bonus", "defence_bonus", "out"),
+    "end_actions": _spec((ACTIONS,)),
+    "battle": _spec((ACTIONS, WINTER_REVOLTS), "region", "kind", "attacker", "defender", "moved", "source", "target",
+                    "special_cards", "winter_extra_peasants", "tax_or_rice", "out"),
+    "set_region": _spec(None, "player", "region", "provinces", "castle", "temple", "theatre"),
+    "adjust": _spec(None, "player", "chests", "rice", "supply"),
+    "fell_out": _spec(None, "out"),
+    "correct_throw": _spec(None, "out"),
+    "winter_supply": _spec((WINTER_SUPPLY,), "rice_loss", "supply"),
+    "winter_draw": _spec((WINTER_REVOLTS,), "player", "provinces", *DRAW),
+    "winter_revolt": _spec((WINTER_REVOLTS,), "province", "player", "region", "armies", "revolt_tokens", "buildings",
+                           "out"),
+    "score": _spec((SCORING,)),
 }
+#: the fields of the objects inside a command, by the command's field (``battle``'s target, source and special
+#: cards; a special card also by its English name)
+NESTED_FIELDS: dict[str, frozenset[str]] = {
+    "target": frozenset({"armies", "revolt_tokens", "buildings"}),
+    "source": frozenset({"armies"}),
+    "special_cards": frozenset({"attack_plus_1", "defence_plus_1", "+1 army attacking", "+1 army defending"}),
+}
+#: what ``winter_supply`` takes per player
+SUPPLY_FIELDS = frozenset({"revolts", "extra_peasants"})
 THROWS = frozenset({"seed_tower", "act", "battle", "winter_revolt"})
 #: the event every command ends with: where the game is now (the LED script follows it)
 CALENDAR_EVENT = "calendar"
@@ -73,6 +116,29 @@ class ThrowNeeded(CommandError):
         super().__init__(message)
         self.setup = setup
         self.label = label
+
+
+def refuse_unknown_fields(command: Mapping[str, Any], players: Sequence[str]) -> None:
+    """A command with a field its type does not take is refused in one sentence naming both, and so is an
+    unknown field of an object inside it (a command of a type Shogun does not know is left to ``apply``, which
+    says so; a value of the wrong kind too)."""
+    kind = command.get("type")
+    spec = COMMANDS.get(kind) if isinstance(kind, str) else None
+    if spec is None:
+        return
+    problems = [unknown_field(command, spec.fields | {"type"}, what=str(kind))]
+    for field, known in NESTED_FIELDS.items():
+        value = command.get(field)
+        if field in spec.fields and isinstance(value, Mapping):
+            problems.append(unknown_field(value, known, what=f"{kind}.{field}"))
+    supply = command.get("supply")
+    if kind == "winter_supply" and isinstance(supply, Mapping):
+        problems.append(unknown_field(supply, players, what=f"{kind}.supply", has="the players are"))
+        problems += [unknown_field(entry, SUPPLY_FIELDS, what=f"{kind}.supply.{player}")
+                     for player, entry in supply.items() if isinstance(entry, Mapping)]
+    problem = next((p for p in problems if p is not None), None)
+    if problem is not None:
+        raise CommandError(problem)
 
 
 def _log(text: str, **fields: Any) -> tuple[str, Mapping[str, Any]]:
@@ -154,6 +220,9 @@ class ShogunRules:
 
     # ---- engine protocol --------------------------------------------------------------------
     def prepare(self, state: State, command: Mapping[str, Any], new_seed: Callable[[], int]) -> dict[str, Any]:
+        """The command as it is logged: a field it does not take is refused here, before anything is logged
+        (a game file written before this check replays as it was played)."""
+        refuse_unknown_fields(command, state.players)
         out = dict(command)
         if out.get("draw") is True and "seed" not in out and not self._nothing_to_draw(state, out):
             out["seed"] = new_seed()
@@ -191,7 +260,7 @@ class ShogunRules:
         kind = command.get("type")
         if kind not in COMMANDS:
             raise CommandError(f"unknown command {kind!r}; Shogun knows {', '.join(COMMANDS)}")
-        phases = COMMANDS[kind]
+        phases = COMMANDS[kind].phases
         if phases is not None and state.phase not in phases:
             raise CommandError(f"{kind} is not possible now: the game is at {state.phase} "
                                f"(round {state.round}, {state.season})")

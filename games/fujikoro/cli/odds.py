@@ -46,6 +46,7 @@ def register(subparsers: Any) -> None:
 
 def fight_from_request(data: Any, pack: Any) -> tuple[Any, Any]:
     """The fight described by an odds request, and the dice faces to use."""
+    from companion.fields import unknown_field
     from games.fujikoro.combat import (
         SAMURAI_FIELDS,
         CombatError,
@@ -59,10 +60,9 @@ def fight_from_request(data: Any, pack: Any) -> tuple[Any, Any]:
 
     if not isinstance(data, dict):
         raise CliError("expected a JSON object with mode, dragon and samurai")
-    unknown = sorted(set(data) - REQUEST_FIELDS)
+    unknown = unknown_field(data, REQUEST_FIELDS, note="see fujikoro odds --help")
     if unknown:
-        raise CliError(f"unknown field {unknown[0]!r}; the fields are {', '.join(sorted(REQUEST_FIELDS))} "
-                       "(see fujikoro odds --help)")
+        raise CliError(unknown)
     try:
         mode = Mode(data.get("mode", "competitive"))
     except ValueError:
@@ -105,10 +105,10 @@ def fight_from_request(data: Any, pack: Any) -> tuple[Any, Any]:
         except DataPackError as error:
             raise CliError(str(error)) from None
     for entry in samurai:
-        extra = sorted(set(entry) - SAMURAI_FIELDS) if isinstance(entry, dict) else []
+        extra = unknown_field(entry, SAMURAI_FIELDS, what=f"samurai {entry.get('name', '?')}", has="a samurai has",
+                              note="helmet, weapons and sandals go under gear") if isinstance(entry, dict) else None
         if extra:
-            raise CliError(f"samurai {entry.get('name', '?')}: unknown field {extra[0]!r}; a samurai has "
-                           f"{', '.join(sorted(SAMURAI_FIELDS))} (helmet, weapons and sandals go under gear)")
+            raise CliError(extra)
     try:
         fighters = [combatant_from_json(s if isinstance(s, dict) else {}, pack) for s in samurai]
         fight = start_dragon_fight(stats, fighters, pack, mode=mode,

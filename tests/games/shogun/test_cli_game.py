@@ -116,3 +116,19 @@ def test_bad_commands_exit_2_with_one_line(tmp_path: Path, capsys: pytest.Captur
     assert code == 0
     code, state, _ = _cli(["state"], capsys)
     assert code == 0 and state["db"] == made["db"] and state["game"] == "shogun"
+
+
+def test_a_command_with_a_field_it_does_not_take_is_refused_and_the_file_keeps_nothing(tmp_path: Path) -> None:
+    """Spec 2.5 (the seeding's cubes that fall out go back): ``fell_out`` for ``out`` is refused in one line
+    naming the command and the field, exit 2, no traceback; the game file is as it was."""
+    db = tmp_path / "g.fujikoro-game"
+    setup = tmp_path / "setup.json"
+    setup.write_text(json.dumps(CONFIG), encoding="utf-8")
+    assert _real(["new", "--db", str(db), str(setup)]).returncode == 0
+    done = _real(["do", "--db", str(db), json.dumps({"type": "seed_tower", "fell_out": {"blue": 5}})])
+    assert done.returncode == 2 and done.stdout == "" and "Traceback" not in done.stderr
+    assert done.stderr == "fujikoro: seed_tower: unknown field 'fell_out'; the fields are out, type\n"
+    log = _real(["log", "--db", str(db)])
+    assert log.returncode == 0 and json.loads(log.stdout) == []
+    state = json.loads(_real(["state", "--db", str(db)]).stdout)
+    assert state["phase"] == "setup" and state["state_id"] == 0

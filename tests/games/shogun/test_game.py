@@ -4,6 +4,7 @@ with no map at all."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -319,3 +320,90 @@ def test_cubes_that_fell_out_by_themselves_are_recorded_and_audited() -> None:
     assert session.state.tower.tray == {"yellow": 1} and session.state.tower.inside["yellow"] == 2
     _audit_ok(rules, session)
     assert session.undo_description() == "Fell out of the tower by itself: 1 yellow"
+
+
+# ---- a field a command does not take is refused (spec 12.1 item 6: the tower record is only as good as what
+# ---- is entered; a misspelt "out" must not read as "nothing fell out", spec 2.5)
+
+
+def test_a_seeding_with_fell_out_for_out_is_refused_not_read_as_nothing_fell_out() -> None:
+    """Spec 2.5: what falls out of the tower at the seeding goes back to the supplies; ``fell_out`` for ``out``
+    used to read as an empty tray, every cube left inside. Refused, naming the command and the field, and the
+    session is as it was."""
+    rules = _rules(CORRECTIONS)
+    session: Session[Any] = Session(rules, CONFIG)
+    before = session.state
+    with pytest.raises(CommandError) as refused:
+        session.do({"type": "seed_tower", "fell_out": {"blue": 5, "red": 5, "yellow": 4, "purple": 6, "green": 8}})
+    assert str(refused.value) == "seed_tower: unknown field 'fell_out'; the fields are out, type"
+    assert session.state == before and session.records == () and not session.state.tower_seeded
+    session.do(steps()[0][0])  # the same throw spelt right is taken
+    assert session.state.tower_seeded
+
+
+def _one_of_each_command() -> dict[str, dict[str, Any]]:
+    """Every command type with fields it takes (not necessarily possible in the phase the test is at)."""
+    out = {"blue": 1}
+    return {"place": {"player": "blue", "province": "kozuke", "armies": 5}, "deal_start": {"draw": True},
+            "seed_tower": {"out": out}, "lay_out": {"draw": True}, "reveal_action": {"action": "deploy3"},
+            "draw_event": {"event": "e01"}, "bids": {"bids": {}}, "take_special": {"player": "blue", "card": "x"},
+            "act": {"player": "blue", "province": None}, "end_actions": {},
+            "battle": {"kind": "neutral", "region": "kanto", "out": out}, "set_region": {"player": "blue"},
+            "adjust": {"player": "blue", "rice": 1}, "fell_out": {"out": out}, "correct_throw": {"out": out},
+            "winter_supply": {"rice_loss": 2}, "winter_draw": {"player": "blue", "draw": True},
+            "winter_revolt": {"province": "kozuke", "out": out}, "score": {}}
+
+
+def test_every_command_refuses_a_field_it_does_not_take_in_one_sentence_and_changes_nothing() -> None:
+    from games.shogun.rules import COMMANDS
+
+    rules = _rules(CORRECTIONS)
+    session: Session[Any] = Session(rules, CONFIG)
+    session.do(steps()[0][0])
+    before, records = session.state, session.records
+    commands = _one_of_each_command()
+    assert set(commands) == set(COMMANDS)
+    for kind, fields in commands.items():
+        assert set(fields) <= COMMANDS[kind].fields, kind
+        with pytest.raises(CommandError) as refused:
+            session.do({"type": kind, **fields, "player_name": "Ann"})
+        message = str(refused.value)
+        assert message.startswith(f"{kind}: unknown field 'player_name'; the fields are "), message
+        assert "\n" not in message and ", ".join(sorted(COMMANDS[kind].fields | {"type"})) in message
+        assert session.state == before and session.records == records
+
+
+def test_a_field_inside_a_command_is_checked_too() -> None:
+    """A battle entered with its numbers (no map): a misspelt target field would have counted 0 defending
+    armies (spec 6.3: all defending armies go into the tower); a misspelt player in the winter supply would
+    have left that player's row to the pack (spec 7.2)."""
+    rules = _rules()
+    config = {"players": ["blue", "red", "yellow"], "map": False}
+    session: Session[Any] = Session(rules, config)
+    session.do({"type": "seed_tower", "out": {"blue": 7, "red": 7, "yellow": 7, "green": 10}})
+    with pytest.raises(CommandError, match=r"^battle.target: unknown field 'army'; the fields are armies, "
+                                           r"buildings, revolt_tokens$"):
+        session.do({"type": "battle", "kind": "attack", "attacker": "blue", "defender": "red", "moved": 3,
+                    "source": {"armies": 4}, "target": {"army": 2}, "region": "kanto", "out": {"blue": 3}})
+    with pytest.raises(CommandError, match=r"^battle.special_cards: unknown field 'attack_plus1'"):
+        session.do({"type": "battle", "kind": "neutral", "attacker": "blue", "region": "kanto",
+                    "special_cards": {"attack_plus1": "blue"}})
+    with pytest.raises(CommandError, match=r"^winter_supply.supply: unknown field 'blu'; the players are blue, "
+                                           r"red, yellow$"):
+        session.do({"type": "winter_supply", "supply": {"blu": {"revolts": 1, "extra_peasants": 2}}})
+    with pytest.raises(CommandError, match=r"^winter_supply.supply.blue: unknown field 'extra'"):
+        session.do({"type": "winter_supply", "supply": {"blue": {"revolts": 1, "extra": 2}}})
+    assert len(session.records) == 1
+
+
+def test_a_game_file_written_before_the_check_still_replays() -> None:
+    """The check is made when a command comes in (prepare), not when the log is replayed: a stored command with
+    a field it never read replays as it was played."""
+    rules = _rules(CORRECTIONS)
+    session: Session[Any] = Session(rules, CONFIG)
+    session.do(steps()[0][0])
+    old = session.records[0]
+    stored = replace(old, command={**(old.command or {}), "note": "written by an older app"})
+    replayed = Session.replay(rules, CONFIG, [stored])
+    assert replayed.state.tower == session.state.tower and replayed.state.supply == session.state.supply
+    assert replayed.state.phase == session.state.phase == "lay_out"
