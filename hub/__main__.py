@@ -1,5 +1,6 @@
 """``python -m hub``: run the hub server alone (used by the load test and the benchmark; people use
-``fujikoro hub serve``). ``--fd`` serves on a socket the parent process already bound."""
+``fujikoro hub serve``). ``--fd`` serves on a socket the parent process already bound. A port it cannot
+listen on (one in use) is one sentence on stderr and exit status 2, as ``fujikoro hub serve`` says it."""
 
 from __future__ import annotations
 
@@ -24,20 +25,25 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     import uvicorn
 
-    from hub.server import HubSettings, create_app, uvicorn_config
+    from hub.server import HubSettings, cannot_listen, create_app, listening_socket, uvicorn_config
 
     settings = HubSettings(db_url=args.db, max_body_bytes=args.max_body, refresh_ms=args.refresh_ms,
                            guard=guard_settings(args), body_timeout=args.body_timeout)
-    app = create_app(settings)
     if args.fd is not None:
         # uvicorn's own --fd assumes a unix socket, so TCP_NODELAY would never be set on connections
         # (asyncio only sets it for sockets it knows are TCP): adopt the socket with its real family.
         sock = socket.socket(fileno=args.fd)
-        config = uvicorn_config(app, settings, log_level=args.log_level, access_log=False)
-        uvicorn.Server(config).run(sockets=[sock])
+        config = uvicorn_config(create_app(settings), settings, log_level=args.log_level, access_log=False)
     else:
-        config = uvicorn_config(app, settings, log_level=args.log_level, host=args.host, port=args.port)
-        uvicorn.Server(config).run()
+        try:
+            sock = listening_socket(args.host, args.port)
+        except OSError as error:
+            print(f"python -m hub: {cannot_listen(args.host, args.port, error)}", file=sys.stderr)
+            return 2
+        config = uvicorn_config(create_app(settings), settings, log_level=args.log_level, host=args.host,
+                                port=args.port)
+    with sock:
+        uvicorn.Server(config).run(sockets=[sock])
     return 0
 
 

@@ -9,9 +9,11 @@ above ``HubSettings.max_body_bytes`` are refused with 413 before any handler see
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
 import logging
 import os
+import socket
 import threading
 import time
 import urllib.parse
@@ -948,23 +950,60 @@ def uvicorn_config(app: Any, settings: HubSettings, *, log_level: str = "info", 
     return config
 
 
+def listening_socket(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``host:port`` and listening, for :func:`serve`. The hub binds it itself:
+    uvicorn, given a host and port, logs a failed bind and exits the process with status 3, so a port
+    in use could not be told to the organiser in a sentence. Raises :class:`OSError` (see :func:`cannot_listen`)."""
+    family, kind, proto, _name, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
+                                                             flags=socket.AI_PASSIVE)[0]
+    sock = socket.socket(family, kind, proto)  # proto TCP: asyncio sets TCP_NODELAY on its connections
+    try:
+        if os.name != "nt":  # (on Windows SO_REUSEADDR would let a second server take the port)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(2048)  # uvicorn's own backlog
+    except OSError:
+        sock.close()
+        raise
+    sock.set_inheritable(True)  # --workers N: the worker processes serve this same socket
+    return sock
+
+
+def cannot_listen(host: str, port: int, error: OSError) -> str:
+    """Why the hub cannot listen on ``host:port``, in one sentence for the organiser."""
+    if error.errno == errno.EADDRINUSE:
+        return (f"port {port} on {host} is already in use; stop the other server or choose another port "
+                "with --port")
+    if error.errno == errno.EACCES:
+        return f"this user may not listen on port {port} on {host}; choose a port above 1023 with --port"
+    if error.errno == errno.EADDRNOTAVAIL:
+        return f"{host} is not an address of this machine; choose another with --host (0.0.0.0: all of them)"
+    return f"cannot listen on {host}:{port}: {error.strerror or error}"
+
+
 def serve(
     settings: HubSettings, *, host: str = "127.0.0.1", port: int = DEFAULT_PORT, workers: int = 1,
     log_level: str = "info", access_log: bool = True, tls_cert: str | None = None, tls_key: str | None = None,
+    sock: socket.socket | None = None,
 ) -> None:
+    """Run the hub until it is stopped, on ``sock`` (from :func:`listening_socket`) or on a socket bound
+    to ``host:port`` here; a port that cannot be bound raises :class:`OSError` before anything is served."""
     import uvicorn
 
     if (tls_cert is None) != (tls_key is None):
         raise ValueError("TLS needs both the certificate and its key")
     settings = replace(settings, tls=tls_cert is not None)
+    if sock is None:
+        sock = listening_socket(host, port)
     common: dict[str, Any] = {"log_level": log_level, "access_log": access_log, "tls_cert": tls_cert,
                               "tls_key": tls_key, "host": host, "port": port}
-    if workers > 1:
-        from uvicorn.supervisors import Multiprocess
+    with sock:
+        if workers > 1:
+            from uvicorn.supervisors import Multiprocess
 
-        db.migrate(db.make_engine(settings.db_url))
-        os.environ[SETTINGS_ENV] = settings_to_env(settings)
-        config = uvicorn_config("hub.server:app_from_env", settings, factory=True, workers=workers, **common)
-        Multiprocess(config, sockets=[config.bind_socket()]).run()
-        return
-    uvicorn.Server(uvicorn_config(create_app(settings), settings, **common)).run()
+            db.migrate(db.make_engine(settings.db_url))
+            os.environ[SETTINGS_ENV] = settings_to_env(settings)
+            config = uvicorn_config("hub.server:app_from_env", settings, factory=True, workers=workers, **common)
+            Multiprocess(config, sockets=[sock]).run()
+            return
+        uvicorn.Server(uvicorn_config(create_app(settings), settings, **common)).run(sockets=[sock])

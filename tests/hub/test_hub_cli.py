@@ -67,6 +67,34 @@ def test_bad_input_is_one_line_and_exit_2(argv: list[str], message: str, tmp_pat
     assert message in err and err.count("\n") == 1 and "Traceback" not in err
 
 
+def test_serve_on_a_port_in_use_says_so_in_one_sentence(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """uvicorn, left to bind the port itself, logged its own error and exited with status 3."""
+    with socket.socket() as other_server:
+        other_server.bind(("127.0.0.1", 0))
+        other_server.listen()
+        port = other_server.getsockname()[1]
+        argv = ["--db", str(tmp_path / "hub.sqlite3"), "--host", "127.0.0.1", "--port", str(port)]
+        assert main(["hub", "serve", *argv]) == 2
+        out, err = capsys.readouterr()
+        assert err == (f"fujikoro: port {port} on 127.0.0.1 is already in use; stop the other server or choose "
+                       "another port with --port\n")
+        assert "Tables connect to" not in out  # nothing claims the hub is reachable
+        alone = subprocess.run([sys.executable, "-m", "hub", *argv], capture_output=True, text=True, timeout=120)
+        assert alone.returncode == 2
+        assert alone.stderr == f"python -m hub: port {port} on 127.0.0.1 is already in use; stop the other " \
+                               "server or choose another port with --port\n"
+
+
+def test_serve_refuses_a_certificate_it_cannot_use(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    junk = tmp_path / "cert.pem"
+    junk.write_text("not a certificate\n")
+    assert main(["hub", "serve", "--db", str(tmp_path / "hub.sqlite3"), "--host", "127.0.0.1",
+                 "--tls-cert", str(junk), "--tls-key", str(junk)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"fujikoro: cannot serve HTTPS with --tls-cert {junk} and --tls-key {junk}: ")
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
 def test_serve_starts_a_real_server(tmp_path: Path) -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

@@ -159,7 +159,7 @@ def lan_address() -> str:
 
 def _serve(args: argparse.Namespace) -> int:
     from hub.__main__ import guard_settings
-    from hub.server import HubSettings, serve
+    from hub.server import HubSettings, cannot_listen, listening_socket, serve
 
     url = args.db or default_db()
     if args.workers < 1 or not 0 < args.port < 65536:
@@ -169,8 +169,14 @@ def _serve(args: argparse.Namespace) -> int:
     for path in (args.tls_cert, args.tls_key):
         if path is not None and not Path(path).is_file():
             raise CliError(f"there is no file {path}")
+    if args.tls_cert is not None:
+        _check_tls(args.tls_cert, args.tls_key)
     store = _store(url)  # migrate and check the database before binding the port
     store.engine.dispose()
+    try:
+        sock = listening_socket(args.host, args.port)
+    except OSError as error:
+        raise CliError(cannot_listen(args.host, args.port, error)) from None
     address = lan_address() if args.host in ("0.0.0.0", "::") else args.host
     print(f"Fuji Koro hub: data in {_redact(url)}")
     scheme = "https" if args.tls_cert else "http"
@@ -178,10 +184,22 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         serve(HubSettings(db_url=url, max_body_bytes=args.max_body, refresh_ms=args.refresh_ms,
                           body_timeout=args.body_timeout, guard=guard_settings(args)),
-              host=args.host, port=args.port, workers=args.workers, tls_cert=args.tls_cert, tls_key=args.tls_key)
+              host=args.host, port=args.port, workers=args.workers, tls_cert=args.tls_cert, tls_key=args.tls_key,
+              sock=sock)
     except OSError as error:
-        raise CliError(f"cannot listen on {args.host}:{args.port}: {error.strerror or error}") from error
+        raise CliError(f"the hub stopped: {error.strerror or error}") from error
     return 0
+
+
+def _check_tls(cert: str, key: str) -> None:
+    """The certificate and key load as a server's (uvicorn would stop with the same error once serving)."""
+    import ssl
+
+    try:
+        ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(cert, key)
+    except (ssl.SSLError, OSError) as error:
+        raise CliError(f"cannot serve HTTPS with --tls-cert {cert} and --tls-key {key}: "
+                       f"{getattr(error, 'reason', None) or error.strerror or error}") from None
 
 
 def _event_create(args: argparse.Namespace) -> int:
