@@ -188,6 +188,30 @@ class SecurityHeaders:
         await self.app(scope, receive, with_headers)
 
 
+class HeadAsGet:
+    """A HEAD request is answered as its GET would be, without the body (RFC 9110 9.3.2): the same status
+    and headers, Content-Length included. FastAPI's routes, unlike Starlette's, do not take HEAD where
+    they take GET (they answered 405); here every GET route, page, refusal and error page answers it, and
+    the routes, the security headers and the rate limits see the GET they already handle."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "HEAD":
+            await self.app(scope, receive, send)
+            return
+
+        async def headers_only(message: Message) -> None:
+            if message["type"] == "http.response.body":
+                if message.get("more_body", False):
+                    return
+                message = {"type": "http.response.body", "body": b"", "more_body": False}
+            await send(message)
+
+        await self.app({**scope, "method": "GET"}, receive, headers_only)
+
+
 async def _send_json(send: Send, status: int, code: str, message: str) -> None:
     payload = json.dumps({"error": code, "message": message}).encode()
     await send(
@@ -381,6 +405,7 @@ def create_app(settings: HubSettings) -> FastAPI:
     public = PublicCache(store, settings.public_cache_seconds)
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes, timeout=settings.body_timeout)
     app.add_middleware(SecurityHeaders, tls=settings.tls)
+    app.add_middleware(HeadAsGet)
 
     def _page(request: Request) -> bool:
         # (A browser's page, not the API: its refusals are shown as a page, in the same words.)
@@ -415,7 +440,12 @@ def create_app(settings: HubSettings) -> FastAPI:
         if _page(request) and error.status_code == 404:
             return HTMLResponse(pages.error_page(404, "There is no such page on this hub."), status_code=404)
         code = {404: "not_found", 405: "method_not_allowed"}.get(error.status_code, "http_error")
-        return _error(error.status_code, code, str(error.detail))
+        response = _error(error.status_code, code, str(error.detail))
+        allow = (error.headers or {}).get("Allow")
+        if allow:  # a 405 names what the path takes (HEAD wherever GET: see HeadAsGet)
+            methods = allow.split(", ")
+            response.headers["Allow"] = ", ".join([*methods, "HEAD"] if "GET" in methods else methods)
+        return response
 
     @app.exception_handler(OperationalError)
     async def _database_down(_request: Request, error: OperationalError) -> JSONResponse:

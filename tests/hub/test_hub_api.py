@@ -1,5 +1,6 @@
 """The hub over real HTTP (uvicorn on loopback), on SQLite and on PostgreSQL: idempotent submission,
-bad input refused with nothing stored and nothing lost, standings, history, CSV, admin changes, audit."""
+bad input refused with nothing stored and nothing lost, standings, history, CSV, admin changes, audit;
+HEAD answered as GET is, without the body."""
 
 from __future__ import annotations
 
@@ -373,6 +374,41 @@ def test_join_can_be_retried_but_a_name_cannot_be_taken_over(hub: Hub) -> None:
     _assert_error(hub.http.post("/api/join", json={**body, "join_key": "x" * 32}), 409, "conflict")
     _assert_error(hub.http.post("/api/join", json={**body, "event_code": "NOPE42"}), 404, "not_found")
     _assert_error(hub.http.post("/api/join", json={"event_code": hub.code}), 422, "invalid")
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+def test_head_is_answered_as_get_without_a_body(hub: Hub, live_server: Any) -> None:
+    """Every GET route answered HEAD with 405 (FastAPI routes, unlike Starlette's, do not add it)."""
+    table, token = hub.join("Table 1")
+    game = _game(12)
+    result_id = hub.http.post(hub.results_url(table), json=game, headers=token).json()["result_id"]
+    player = game["players"][0]["name"]
+    get_paths = sorted(route.path for route in live_server.app.routes if "GET" in getattr(route, "methods", ()))
+    urls = [path.replace("{code}", hub.code).replace("{name:path}", player).replace("{result_id}", str(result_id))
+            for path in get_paths]
+    assert not [url for url in urls if "{" in url], "a GET route with a path parameter this test does not fill"
+    urls += ["/events/NOPE99/leaderboard", "/api/events/NOPE99/standings", "/nope",  # refusals, page and API
+             f"/api/events/{hub.code}/results"]  # without the admin token
+    checked = set()
+    for url in urls:
+        headers = hub.admin if url != urls[-1] else {}
+        got, head = hub.http.get(url, headers=headers), hub.http.head(url, headers=headers)
+        assert head.status_code == got.status_code, url
+        assert {k: v for k, v in head.headers.items() if k != "date"} == \
+               {k: v for k, v in got.headers.items() if k != "date"}, url
+        assert head.content == b"" and int(head.headers["content-length"]) == len(got.content) > 0, url
+        assert head.headers["x-frame-options"] == "DENY", url
+        checked.add(got.status_code)
+    assert checked == {200, 401, 404}
+    assert {"/", f"/events/{hub.code}/leaderboard", f"/events/{hub.code}/admin"} <= set(urls)
+    # A path that takes only POST refuses HEAD as it refuses GET, and a refused HEAD is no failed sign-in.
+    for _ in range(15):
+        refused = hub.http.head(f"/events/{hub.code}/admin/login")
+        assert refused.status_code == 405 and refused.headers["allow"] == "POST" and refused.content == b""
+    assert hub.http.post(f"/events/{hub.code}/leaderboard").headers["allow"] == "GET, HEAD"
+    signing_in = hub.http.post(f"/events/{hub.code}/admin/login", data={"token": "wrong"},
+                               headers={"Origin": hub.url})
+    assert signing_in.status_code == 401
 
 
 @pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
