@@ -19,7 +19,8 @@ def _cell(value: Any) -> Any:
 
 def results_csv(results: list[dict[str, Any]], rank_points: tuple[int, ...]) -> str:
     """One row per player per result; a column per score category of every game in the event (Fuji Koro's
-    first, in its order), empty where a game has no such category."""
+    first, in its order), empty where a game has no such category; ``scenario_number`` is Fuji Koro's
+    scenario, empty for a game without scenarios (see :func:`hub.schema.scenario_number`)."""
     categories = list(CATEGORIES)
     for r in results:
         for p in r["players"]:
@@ -37,7 +38,8 @@ def results_csv(results: list[dict[str, Any]], rank_points: tuple[int, ...]) -> 
             points = points_for_rank(p["rank"], rank_points) if counted else 0
             escape, tiebreak = p.get("escape_order"), p.get("tiebreak")
             writer.writerow(
-                [r["result_id"], r["game_id"], r["round"], _cell(r["table"]), r["mode"], r["scenario"],
+                [r["result_id"], r["game_id"], r["round"], _cell(r["table"]), r["mode"],
+                 "" if r["scenario"] is None else r["scenario"],
                  r["duration_seconds"], int(r["void"]), r["revision"], _cell(p["name"]), _cell(p["colour"]),
                  *(p["scores"].get(c, "") for c in categories), p["total"], p["rank"],
                  "" if escape is None else escape, points, r["game"], _cell(r["variant"] or ""),

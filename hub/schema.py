@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import uuid
 from collections.abc import Sequence
 from datetime import datetime
@@ -157,6 +158,18 @@ class GameResult(_Result):
 
     def escape_orders(self) -> list[int | None]:
         return [p.escape_order for p in self.players]
+
+
+def scenario_number(game: str, variant: str | None) -> int | None:
+    """Fuji Koro's scenario of a schema 2 result, which names it in its variant as the game does ("scenario 3";
+    no variant: the base game, 0). None for another game, which has no scenarios, or for a variant that names
+    none: schema 2 carries no scenario field, and 0 would claim the base game."""
+    if game != FUJIKORO_GAME:
+        return None
+    if variant is None:
+        return 0
+    named = re.fullmatch(r"scenario ([0-8])", variant, flags=re.IGNORECASE)
+    return int(named[1]) if named else None
 
 
 def v1_lines(players: list[PlayerResult]) -> list[PlayerLine]:

@@ -47,6 +47,7 @@ from hub.schema import (
     _check_players,
     check_lines,
     problem_sentence,
+    scenario_number,
     v1_lines,
 )
 
@@ -685,7 +686,8 @@ class HubStore:
                 "variant": r.variant,
                 "schema_version": r.schema_version,
                 "mode": r.mode,
-                "scenario": r.scenario,
+                # (schema 2 has no scenario: its column holds 0; the variant names Fuji Koro's)
+                "scenario": r.scenario if r.schema_version == 1 else scenario_number(r.game, r.variant),
                 "duration_seconds": r.duration_seconds,
                 "received_at": r.received_at,
                 "void": bool(r.void),

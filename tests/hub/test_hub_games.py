@@ -149,3 +149,27 @@ def test_the_projector_shows_each_games_standings(hub: Hub) -> None:
     assert "leaderboard/fragment?game=white_castle" in page
     overall = hub.http.get(f"/events/{hub.code}/leaderboard/fragment").text
     assert "?game=fujikoro" in overall and "?game=white_castle" in overall and "data-player='Zed'" in overall
+
+
+def test_the_results_export_gives_fuji_koros_scenario_and_none_for_another_game(hub: Hub) -> None:
+    """Schema 2 has no scenario field: every schema 2 result was exported as scenario 0, Fuji Koro's base
+    game, whatever the game and whatever scenario its variant named."""
+    fuji_v1 = {**random_game(random.Random(7), players=2), "scenario": 5}
+    sent = {"v1 scenario 5": fuji_v1, "castle": _castle(["Zed", "Yui"], [{"lanterns": 9}, {"lanterns": 4}],
+                                                        [None, None])}
+    for variant in ("scenario 3", None, "night market"):
+        game = _castle(["Aiko", "Ben"], [{"dragons": 9}, {"dragons": 4}], [None, None])
+        sent[f"v2 {variant}"] = {**game, "game": "fujikoro", "variant": variant}
+    for payload in sent.values():
+        reply = hub.send(payload)
+        assert reply.status_code == 201, reply.text
+    stored = hub.http.get(f"/api/events/{hub.code}/results", headers=hub.admin).json()["results"]
+    by_game_id = {r["game_id"]: r for r in stored}
+    assert {name: by_game_id[p["game_id"]]["scenario"] for name, p in sent.items()} == {
+        "v1 scenario 5": 5, "castle": None, "v2 scenario 3": 3, "v2 None": 0, "v2 night market": None}
+    rows = list(csv.DictReader(io.StringIO(hub.http.get(f"/api/events/{hub.code}/export.csv",
+                                                        headers=hub.admin).text)))
+    exported = {r["game_id"]: r["scenario_number"] for r in rows}
+    assert {name: exported[p["game_id"]] for name, p in sent.items()} == {
+        "v1 scenario 5": "5", "castle": "", "v2 scenario 3": "3", "v2 None": "0", "v2 night market": ""}
+    assert {r["variant"] for r in rows if r["game_id"] == sent["v2 night market"]["game_id"]} == {"night market"}
