@@ -23,13 +23,42 @@ import copy
 import enum
 import json
 import tomllib
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
 
 class DataPackError(ValueError):
     """The pack or a correction is malformed; the message is one sentence naming the field."""
+
+
+@dataclass(frozen=True, slots=True)
+class PackSpec:
+    """A game's data pack as the shared data verbs meet it (``GameModule.data_pack``; ``data show|set|reset|
+    validate``). Each function raises :class:`DataPackError` in one sentence; a checked pack has ``raw`` (the
+    leaves, a group's corrections marked) and ``version``.
+
+    ``load`` is the one place a game says which corrections it takes: the shipped pack with a group's
+    corrections, checked, refusing a correction of a value the game keeps locked (Shogun's supply-table rows
+    the rulebook gives). ``parse`` checks a whole pack (a file); ``summary`` says a checked pack in a few words
+    ("12 dragons, 3 boards"; by default how many values have each status)."""
+
+    shipped_raw: Callable[[], dict[str, Any]]
+    load: Callable[[Mapping[str, Any]], Any]
+    parse: Callable[[Mapping[str, Any]], Any]
+    summary: Callable[[Any], str] | None = None
+
+    def describe(self, pack: Any) -> str:
+        if self.summary is not None:
+            return self.summary(pack)
+        return ", ".join(f"{n} {status}" for status, n in status_counts(pack.raw).items())
+
+    @property
+    def meta_game(self) -> str:
+        """The game the shipped pack says it is for (its ``meta.game``), "" when it does not say."""
+        meta = self.shipped_raw().get("meta")
+        return str(meta.get("game", "")) if isinstance(meta, dict) else ""
 
 
 class Status(enum.StrEnum):

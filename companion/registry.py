@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 from importlib import metadata
 from typing import Any
 
+from companion.datapack import PackSpec
 from companion.engine import Game
 
 ENTRY_POINT_GROUP = "table_companion.games"
@@ -51,7 +52,7 @@ class GameModule:
 
     ``rules`` builds the game's rules from the data a game file stored (so a replay uses the values the
     game was played with); ``new_game`` makes that data for a new game from the group's corrections;
-    ``cli`` (optional) adds the game's command-line verbs.
+    ``cli`` (optional) adds the game's command-line verbs; ``data_pack`` (optional) is its data pack.
     """
 
     name: str
@@ -69,6 +70,9 @@ class GameModule:
     #: The package the game came from (filled in by the registry): where its data, screens and
     #: translations live.
     package: str = ""
+    #: The game's data pack for the shared data verbs (``data show|set|reset|validate``): how it is read,
+    #: corrected and checked. None for a game without one.
+    data_pack: PackSpec | None = None
 
 
 _lock = threading.RLock()  # a game package may register() itself while discovery imports it

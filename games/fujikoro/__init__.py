@@ -18,9 +18,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from companion.datapack import PackSpec
 from companion.registry import GameModule, NewGame
 from games.fujikoro.cli import register as register_cli
-from games.fujikoro.pack import load
+from games.fujikoro.pack import DataPack, load, parse, shipped_raw
 from games.fujikoro.rules import GAME_NAME, MAX_PLAYERS, game_from_pack_raw
 
 
@@ -41,5 +42,12 @@ def _new_game(overrides: Mapping[str, Any]) -> NewGame:
     return NewGame(pack.version, {"pack": pack.raw})
 
 
+def _summary(pack: DataPack) -> str:
+    return f"{len(pack.dragons)} dragons, {len(pack.boards)} boards"
+
+
+#: The data pack for the shared data verbs (``fujikoro data show|set|reset|validate``).
+DATA_PACK = PackSpec(shipped_raw=shipped_raw, load=load, parse=parse, summary=_summary)
+
 GAME = GameModule(name=GAME_NAME, title="Fuji Koro", rules=_rules, new_game=_new_game, players=(1, MAX_PLAYERS),
-                  cli=register_cli, app=_app)
+                  cli=register_cli, app=_app, data_pack=DATA_PACK)
