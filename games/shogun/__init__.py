@@ -20,8 +20,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from companion.datapack import PackSpec, status_counts
 from companion.registry import GameModule, NewGame
-from games.shogun.pack import load, parse
+from games.shogun.pack import Pack, load, parse, shipped_raw
 from games.shogun.rules import GAME_NAME, ShogunRules
 
 
@@ -48,5 +49,15 @@ def _app() -> Any:
     return game_app()
 
 
+def _summary(pack: Pack) -> str:
+    counts = status_counts(pack.raw)
+    sides = ", ".join(f"{len(side.provinces)} provinces on the {name} side" for name, side in pack.sides.items())
+    return f"{sides}, {len(pack.events)} event cards; {', '.join(f'{n} {s}' for s, n in counts.items())}"
+
+
+#: The data pack for the shared data verbs: a correction goes through ``load``, which keeps the supply table's
+#: rows the rulebook gives locked (spec 7.2, 9).
+DATA_PACK = PackSpec(shipped_raw=shipped_raw, load=load, parse=parse, summary=_summary)
+
 GAME = GameModule(name=GAME_NAME, title="Shogun", rules=_rules, new_game=_new_game, players=(3, 5), cli=_cli,
-                  app=_app, package=__name__)
+                  app=_app, package=__name__, data_pack=DATA_PACK)

@@ -1,8 +1,12 @@
 """``table-companion shogun battle|score|winter|bids|odds|pack``: the rules calculator (issue 17, item 6),
-and ``table-companion shogun game new|do|state|undo|log|export``: a whole game kept from the command line.
+``table-companion shogun game new|do|state|undo|log|export``: a whole game kept from the command line, and
+``table-companion shogun data show|set|reset|validate``: the data pack, corrected by the group.
 
 Each calculator verb reads one JSON object (a file, or ``-``/nothing for standard input) and prints one JSON
 object; extra keys in the input are ignored; bad input exits with status 2 and one line on standard error.
+The calculators, ``read-tray`` and a new game use the shipped pack with the group's corrections (``data set``,
+the same verbs as ``fujikoro data``: :mod:`ui.cli.packdata`); the supply table's rows the rulebook gives stay
+locked (``pack.load``).
 
 ``game`` keeps a durable game file in the store (as ``fujikoro game`` does): ``new`` takes the setup as JSON
 (``{"players": [{"name", "colour"}], "side", "map", "start"}``, see ``rules.ShogunRules.setup``), ``do`` one
@@ -25,12 +29,14 @@ from games.shogun import bids as bidding
 from games.shogun import winter as winters
 from games.shogun.battle import BattleError, BattleSetup, resolve
 from games.shogun.odds import TowerModel, exact_odds, fit, track_record
-from games.shogun.pack import GREEN, Pack, default_pack, what_to_check_first
-from games.shogun.rules import setup_from_json
+from games.shogun.pack import GREEN, Pack, what_to_check_first
+from games.shogun.rules import GAME_NAME, setup_from_json
 from games.shogun.scoring import RegionCount, holdings_from_provinces, score
 from games.shogun.tower import Throw, Tower, TowerError, clean
 from ui.cli import CliError, read_json_input
 from ui.cli.keeping import add_keeping_verbs, print_json
+from ui.cli.packdata import add_data_verbs
+from ui.cli.packdata import current_pack as group_pack
 
 VERBS: dict[str, str] = {
     "battle": "settle a battle or revolt from the tray counts (what goes back, what stays, the province after)",
@@ -40,6 +46,8 @@ VERBS: dict[str, str] = {
     "bids": "bids paid to the bank and the choosing order",
     "pack": "the data pack's statuses and what a group should check first",
 }
+#: how a user types the data verbs, for the hints in their messages
+DATA_COMMAND = "table-companion shogun data"
 
 
 def register(subparsers: Any) -> None:
@@ -48,6 +56,8 @@ def register(subparsers: Any) -> None:
         parser.add_argument("file", nargs="?", default="-", help="a JSON file, or - for standard input (default)")
         parser.set_defaults(handler=_handler(HANDLERS[verb]))
     _register_game(subparsers)
+    add_data_verbs(subparsers, game=GAME_NAME, command=DATA_COMMAND, example_key="supply_table.u4.revolts",
+                   what="supply table, events, map, rule options ...")
     tray = subparsers.add_parser(
         "read-tray", help="count the cubes by colour in a photo of the tower's tray",
         description="Counts the cubes in a photo of the tray (with the tray sticker) per colour; a colour the "
@@ -61,7 +71,7 @@ def _read_tray(args: argparse.Namespace) -> int:
     from vision.reader import PhotoError, load_photo
 
     try:
-        reading = read_tray(load_photo(args.photo), default_pack())
+        reading = read_tray(load_photo(args.photo), current_pack())
     except (PhotoError, TrayPhotoError, DataPackError) as error:
         raise CliError(str(error)) from None
     print(json.dumps(reading.to_json(), ensure_ascii=False))
@@ -73,8 +83,9 @@ def _handler(run: Callable[[Any, Pack], dict[str, Any]]) -> Callable[[argparse.N
         data = {} if run is run_pack else read_json_input(args.file)
         if run is not run_pack and not isinstance(data, dict):
             raise CliError("expected one JSON object")
+        pack = current_pack()
         try:
-            report = run(data, default_pack())
+            report = run(data, pack)
         except (BattleError, TowerError, bidding.BidError, DataPackError) as error:
             raise CliError(str(error)) from None
         json.dump(report, sys.stdout)
@@ -82,6 +93,12 @@ def _handler(run: Callable[[Any, Pack], dict[str, Any]]) -> Callable[[argparse.N
         return 0
 
     return handle
+
+
+def current_pack() -> Pack:
+    """The shipped pack with the group's corrections (``data set``); a broken corrections file is one sentence."""
+    pack: Pack = group_pack(GAME_NAME, DATA_COMMAND)
+    return pack
 
 
 def _counts(data: Mapping[str, Any], key: str) -> dict[str, int]:
