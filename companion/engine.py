@@ -8,8 +8,10 @@ the log - commands, undos and redos, in the order they happened - and the stack 
   it, hands the record to the journal (the durable store) and only then moves to the new state;
   a rejected command or a journal failure changes nothing.
 * ``undo`` / ``redo`` walk the log like an editor's undo stack and are records themselves, so the log
-  is append-only and a replay of it rebuilds the state exactly. Undo does not cross a random roll the
-  app made unless forced (a typo in hand-entered dice stays undoable).
+  is append-only and a replay of it rebuilds the state exactly. Undo does not cross a barrier unless
+  forced: a random roll the app made (a typo in hand-entered dice stays undoable), or what a game says
+  cannot be made again (Shogun: a tower throw the players entered), named as the game names it
+  (:class:`NamesBarriers`).
 * Every state has an id (the sequence number of the record that produced it); every event carries it
   so a device answering an old state can be ignored.
 """
@@ -21,7 +23,7 @@ import json
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from companion.events import Event, Kind
 from companion.text import Text, message_of, say
@@ -37,7 +39,7 @@ class CommandError(ValueError):
 
 
 class UndoBarrierError(CommandError):
-    """Undo would cross a random roll the app made; pass ``force=True`` to undo it anyway."""
+    """Undo would cross a barrier (a random roll the app made ...); pass ``force=True`` to undo it anyway."""
 
 
 class NothingToUndoError(CommandError):
@@ -183,7 +185,8 @@ class Game(Protocol[S]):
         ...
 
     def is_automated_random(self, command: Command) -> bool:
-        """Whether the command carries a random result the app produced (an undo barrier)."""
+        """Whether the command is an undo barrier: a random result the app produced, or one the table cannot
+        produce again (the game names which with :class:`NamesBarriers`)."""
         ...
 
     def is_over(self, state: S) -> bool: ...
@@ -192,6 +195,21 @@ class Game(Protocol[S]):
 
     def result(self, state: S) -> Result | None:
         """The finished game's result, or None while it is running."""
+        ...
+
+
+#: What undo stops at when the game does not name its barriers (:class:`NamesBarriers`).
+APP_ROLL = "a roll the app made"
+
+
+@runtime_checkable
+class NamesBarriers(Protocol):
+    """A game whose undo barriers are not all rolls the app made says what each one is: Shogun's tower throw
+    is entered by the players from the physical tower (a barrier because it cannot be thrown again), its draws
+    are the app's. Optional: a game without it has :data:`APP_ROLL` as every barrier."""
+
+    def barrier(self, command: Command) -> str:
+        """What a command that is an undo barrier is, as a noun phrase ("a roll the app made")."""
         ...
 
 
@@ -266,8 +284,17 @@ class Session(Generic[S]):
         return self._redo[-1].text if self._redo else None
 
     def undo_blocked(self) -> bool:
-        """Whether undo needs force: the last command is a random roll the app made."""
+        """Whether undo needs force: the last command is an undo barrier (a random roll the app made ...)."""
         return bool(self._done) and self._done[-1].automated
+
+    def undo_barrier(self) -> str | None:
+        """What undo stops at, as the game names it ("a roll the app made"), or None when undo needs no force."""
+        if not self.undo_blocked():
+            return None
+        command = self._done[-1].command
+        if isinstance(self.game, NamesBarriers) and command is not None:
+            return self.game.barrier(command)
+        return APP_ROLL
 
     # ---- changing -------------------------------------------------------------------------
     def check_fresh(self, expected_state_id: int | None) -> None:
@@ -311,7 +338,7 @@ class Session(Generic[S]):
         target = self._done[-1]
         if target.automated and not force:
             raise UndoBarrierError(
-                f"undo stops at a roll the app made ({target.description}); force it to undo the roll"
+                f"undo stops at {self.undo_barrier()} ({target.description}); force the undo to take it back"
             )
         said = say("Undo: {what}", what=target.text)
         record = Record(self.state_id + 1, RecordKind.UNDO, None, said, forced=force, message=message_of(said))

@@ -240,8 +240,13 @@ class ShogunRules:
         return len(set(ranks)) == len(ranks)
 
     def is_automated_random(self, command: Mapping[str, Any]) -> bool:
-        """App draws (a seed in the command) and tower throws are undo barriers."""
+        """App draws (a seed in the command) and tower throws are undo barriers (spec 12.1 item 11)."""
         return "seed" in command or command.get("type") in THROWS and "out" in command
+
+    def barrier(self, command: Mapping[str, Any]) -> str:
+        """What undo stops at (``companion.engine.NamesBarriers``): a throw is the players', counted in the
+        tray of the physical tower (no re-throw, spec 12.1 item 11, 12.2); a draw is the app's."""
+        return "a draw the app made" if "seed" in command else "a throw the players entered from the tower"
 
     def is_over(self, state: State) -> bool:
         return state.phase == OVER

@@ -145,6 +145,33 @@ def test_undo_stops_at_an_app_roll_unless_forced_but_hand_dice_stay_undoable() -
     assert s.state.last_roll is None
 
 
+def test_a_barrier_is_named_as_the_game_names_it_and_an_app_roll_by_default() -> None:
+    """Undo said "a roll the app made" of every barrier; a game that has barriers the players made (Shogun's
+    tower throws) names them (NamesBarriers); a game that does not (the counter, Fuji Koro) keeps the app's roll."""
+
+    class EnteredCounter(Counter):
+        def is_automated_random(self, command: Any) -> bool:
+            return bool(command["type"] == "add" and command.get("n") == 6)
+
+        def barrier(self, command: Any) -> str:
+            return "a throw the players entered"
+
+    s: Session[Any] = Session(EnteredCounter(), {}, new_seed=lambda: 4)
+    assert s.undo_barrier() is None
+    s.do({"type": "add", "n": 6})
+    assert s.undo_barrier() == "a throw the players entered"
+    with pytest.raises(UndoBarrierError) as refused:
+        s.undo()
+    assert str(refused.value) == ("undo stops at a throw the players entered (add 6); force the undo to take it back")
+    plain: Session[Any] = Session(Counter(), {}, new_seed=lambda: 4)
+    plain.do({"type": "random"})
+    assert plain.undo_barrier() == "a roll the app made"
+    with pytest.raises(UndoBarrierError, match=r"^undo stops at a roll the app made \(random\)"):
+        plain.undo()
+    plain.undo(force=True)
+    assert plain.undo_barrier() is None
+
+
 def test_the_same_seed_gives_the_same_roll_on_replay() -> None:
     s = fuji()
     s.do({"type": "roll", "dice": ["metal"] * 6})

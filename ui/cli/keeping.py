@@ -49,7 +49,9 @@ def add_keeping_verbs(sub: Any, *, game: str, title: str, new_hint: str, do_exam
     state.set_defaults(handler=keeper.state)
     undo = sub.add_parser("undo", help="undo the last command (it says what it undoes)")
     db_arg(undo)
-    undo.add_argument("--force", action="store_true", help="also undo a roll, draw or throw the app made")
+    undo.add_argument("--force", action="store_true",
+                      help="also undo a barrier: a roll or draw the app made, or a throw the players entered "
+                           "(the refusal says which)")
     undo.set_defaults(handler=keeper.undo)
     redo = sub.add_parser("redo", help="redo the last undone command")
     db_arg(redo)

@@ -132,3 +132,22 @@ def test_a_command_with_a_field_it_does_not_take_is_refused_and_the_file_keeps_n
     assert log.returncode == 0 and json.loads(log.stdout) == []
     state = json.loads(_real(["state", "--db", str(db)]).stdout)
     assert state["phase"] == "setup" and state["state_id"] == 0
+
+
+def test_undo_from_the_command_line_says_the_throw_is_the_players_not_the_apps(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Spec 12.1 item 11: undo stops at a tower throw (no re-throw); it is the throw the players entered, and
+    ``undo --force`` takes it back."""
+    db = tmp_path / "g.fujikoro-game"
+    setup = tmp_path / "setup.json"
+    setup.write_text(json.dumps(CONFIG), encoding="utf-8")
+    assert _cli(["new", "--db", str(db), str(setup)], capsys)[0] == 0
+    seeding = steps()[0][0]
+    assert seeding["type"] == "seed_tower"
+    assert _cli(["do", "--db", str(db), json.dumps(seeding)], capsys)[0] == 0
+    code, _, err = _cli(["undo", "--db", str(db)], capsys)
+    assert code == 2 and err.count("\n") == 1
+    assert err.startswith("table-companion: undo stops at a throw the players entered from the tower (The tower is "
+                          "seeded: ") and "the app" not in err
+    code, out, _ = _cli(["undo", "--db", str(db), "--force"], capsys)
+    assert code == 0 and out["description"].startswith("Undo: The tower is seeded")

@@ -124,6 +124,26 @@ def test_undo_names_what_it_undoes_and_stops_at_a_tower_throw() -> None:
     assert session.state.tower.inside == before_inside
 
 
+def test_undo_calls_a_throw_the_players_entered_theirs_and_a_draw_the_apps() -> None:
+    """Spec 12.1 items 10-11, 12.2: a tower throw is thrown at the table and entered by the players (a barrier
+    because it cannot be thrown again); undo called it "a roll the app made". A draw the app makes is the app's."""
+    rules = _rules(CORRECTIONS)
+    session: Session[Any] = Session(rules, CONFIG, new_seed=lambda: 7)
+    session.do(steps()[0][0])  # seeding the tower (spec 2.5): the counts the players read off the tray
+    assert session.undo_barrier() == "a throw the players entered from the tower"
+    with pytest.raises(UndoBarrierError) as refused:
+        session.undo()
+    assert str(refused.value).startswith("undo stops at a throw the players entered from the tower (The tower is "
+                                         "seeded: ")
+    assert "app" not in str(refused.value)
+    session.do({"type": "lay_out", "draw": True})  # the app lays out the rows (spec 12.1 item 10)
+    assert session.undo_barrier() == "a draw the app made"
+    with pytest.raises(UndoBarrierError, match=r"^undo stops at a draw the app made \(The app lays out round 1"):
+        session.undo()
+    session.undo(force=True)
+    assert session.undo_barrier() == "a throw the players entered from the tower"
+
+
 def test_a_correction_is_only_for_the_throw_just_entered() -> None:
     rules = _rules(CORRECTIONS)
     session: Session[Any] = Session(rules, CONFIG)
