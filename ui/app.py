@@ -36,6 +36,49 @@ def configure_kivy(options: AppOptions) -> None:
     Config.set("kivy", "window_icon", "")
 
 
+def choose_clipboard() -> None:
+    """Choose Kivy's clipboard once the window is open, before the first text field makes Kivy choose it.
+
+    On Linux Kivy tries the xclip and xsel programs first, and takes the X11 cut buffer (the primary
+    selection: select, then middle-click to paste) from them alone: with neither installed it logged a
+    CRITICAL line and two tracebacks at every start, harmless but alarming. The SDL2 window has its own
+    clipboard, which needs no program: it is chosen on that window (unless ``KIVY_CLIPBOARD`` names
+    another). The cut buffer still comes from xclip or xsel where one is installed; without them it is
+    off, which one info line says."""
+    import shutil
+
+    import kivy
+    from kivy.core.window import Window
+    from kivy.logger import Logger
+    from kivy.utils import platform
+
+    if platform != "linux" or "kivy.core.clipboard" in sys.modules:
+        return
+    if "KIVY_CLIPBOARD" not in os.environ and type(Window).__name__ == "WindowSDL":
+        kivy.kivy_options["clipboard"] = ("sdl2", "dummy")
+    tools = [tool for tool in ("xclip", "xsel") if shutil.which(tool)]
+    # Kivy reads no setting for the cut buffer, but its chooser honours an option list like every other's.
+    kivy.kivy_options["cutbuffer"] = tools
+    quiet = _WithoutCutBufferAlarm()
+    if not tools:
+        Logger.addFilter(quiet)
+    try:
+        import kivy.core.clipboard  # noqa: F401 - chooses the clipboard and the cut buffer
+    finally:
+        Logger.removeFilter(quiet)
+    if not tools:
+        Logger.info("Cutbuffer: off: neither xclip nor xsel is installed (one of them gives middle-click "
+                    "paste of a selection)")
+
+
+class _WithoutCutBufferAlarm:
+    """Drops the one CRITICAL record Kivy logs when it finds no cut buffer provider (used only when none
+    is installed, so that record says nothing the info line after it does not)."""
+
+    def filter(self, record: object) -> bool:
+        return not str(getattr(record, "msg", "")).startswith("Cutbuffer: Unable to find any valuable")
+
+
 def run_from_args(args: argparse.Namespace | None = None) -> int:
     """Start the tablet app; returns the exit status."""
     try:
@@ -45,8 +88,9 @@ def run_from_args(args: argparse.Namespace | None = None) -> int:
 
         raise CliError(str(error)) from None
     configure_kivy(options)
-    from ui.shell import FujiKoroApp
+    from ui.shell import FujiKoroApp  # (opens the window)
 
+    choose_clipboard()
     app = FujiKoroApp(options=options)
     app.run()
     return app.exit_code
