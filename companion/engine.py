@@ -209,7 +209,8 @@ class NamesBarriers(Protocol):
     are the app's. Optional: a game without it has :data:`APP_ROLL` as every barrier."""
 
     def barrier(self, command: Command) -> str:
-        """What a command that is an undo barrier is, as a noun phrase ("a roll the app made")."""
+        """What a command that is an undo barrier is, as a noun phrase ("a roll the app made"); a message
+        (:func:`companion.text.say`) lets the app show it in the players' language."""
         ...
 
 

@@ -41,6 +41,9 @@ class Snapshot:
     undo: str | None
     redo: str | None
     undo_blocked: bool
+    #: What undo stops at, as the game names it (``Session.undo_barrier``: "a roll the app made", Shogun's "a throw
+    #: the players entered from the tower" ...); None when undo needs no force.
+    undo_barrier: str | None = None
     last: str | None = None
     events: tuple[Event, ...] = field(default_factory=tuple)
 
@@ -61,6 +64,7 @@ class OpenGame:
             undo=session.undo_description(),
             redo=session.redo_description(),
             undo_blocked=session.undo_blocked(),
+            undo_barrier=session.undo_barrier(),
             last=applied.record.description if applied is not None else None,
             events=applied.events if applied is not None else (),
         )

@@ -24,6 +24,7 @@ from typing import Any
 from companion.engine import CommandError, Outcome, PlayerResult, Result
 from companion.fields import unknown_field
 from companion.results import finishing_ranks
+from companion.text import say
 from games.shogun import battle as battles
 from games.shogun import bids as bidding
 from games.shogun import winter as winters
@@ -245,8 +246,9 @@ class ShogunRules:
 
     def barrier(self, command: Mapping[str, Any]) -> str:
         """What undo stops at (``companion.engine.NamesBarriers``): a throw is the players', counted in the
-        tray of the physical tower (no re-throw, spec 12.1 item 11, 12.2); a draw is the app's."""
-        return "a draw the app made" if "seed" in command else "a throw the players entered from the tower"
+        tray of the physical tower (no re-throw, spec 12.1 item 11, 12.2); a draw is the app's. A message
+        (:func:`companion.text.say`), so the app shows it in the players' language."""
+        return say("a draw the app made") if "seed" in command else say("a throw the players entered from the tower")
 
     def is_over(self, state: State) -> bool:
         return state.phase == OVER

@@ -21,6 +21,7 @@ from kivy.properties import (
     StringProperty,
 )
 
+from companion.engine import APP_ROLL
 from ui import coretext
 from ui import session as session_port
 from ui.tr import tr
@@ -58,6 +59,7 @@ class GameModel(EventDispatcher):  # type: ignore[misc]
         super().__init__(**kwargs)
         self._worker = Worker("session")
         self._said: tuple[str, str, str, list[str]] = ("", "", "", [])
+        self._undo_barrier: str | None = None  # kept as the game said it (a Text), translated when shown
         tr.bind(language=lambda *_: (self._show_said(), self._summarise()))
         self._summarise()
 
@@ -127,10 +129,18 @@ class GameModel(EventDispatcher):  # type: ignore[misc]
         if game is None:
             return
         if self.undo_blocked and not force:
-            self.error = tr.f("Undo stops at a roll the app made: {what}. Hold Undo to undo it anyway.",
-                              what=self.undo_label)
+            self.error = self._undo_stops()
             return
         self._run(lambda: game.undo(force=force, expected_state_id=expected_state_id), self._apply)
+
+    def _undo_stops(self) -> str:
+        """Why undo needs a hold: the barrier as the game names it (Shogun: a throw the players entered from the
+        tower), in the app's language."""
+        barrier = self._undo_barrier
+        if barrier is None or barrier == APP_ROLL:
+            return tr.f("Undo stops at a roll the app made: {what}. Hold Undo to undo it anyway.", what=self.undo_label)
+        return tr.f("Undo stops at {barrier}: {what}. Hold Undo to undo it anyway.", barrier=_shown(barrier),
+                    what=self.undo_label)
 
     def redo(self) -> None:
         game = self.open_game
@@ -171,6 +181,7 @@ class GameModel(EventDispatcher):  # type: ignore[misc]
         self.players = session_port.players_of(state)
         self.vp_history = session_port.vp_history(state, snapshot.records)
         self.undo_blocked = snapshot.undo_blocked
+        self._undo_barrier = snapshot.undo_barrier
         self._said = (snapshot.undo or "", snapshot.redo or "", snapshot.last or "",
                       [r.description for r in snapshot.records if r.kind == "command"][-200:])
         self._show_said()
