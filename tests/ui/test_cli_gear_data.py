@@ -74,6 +74,14 @@ def test_data_set_show_reset_round_trip() -> None:
     assert shown["dragons.green_2.health"]["value"] == 10
 
 
+def test_data_reset_with_nothing_to_reset_says_so() -> None:
+    done = fujikoro("data", "reset", "--all")
+    assert done.returncode == 0 and done.stdout == "no corrections: the shipped values are in use\n"
+    done = fujikoro("data", "reset", "dragons.green_2")
+    assert done.returncode == 0
+    assert done.stdout == "no corrections under dragons.green_2: the shipped values are in use\n"
+
+
 def test_data_set_refuses_bad_values_and_saves_nothing() -> None:
     result = fujikoro("data", "set", "dice.metal.faces", "[2,2,1,1,0]")
     assert result.returncode == 2 and "dice.metal.faces: expected a list of 6 faces" in result.stderr

@@ -142,7 +142,8 @@ class _DataVerbs:
         else:
             raise CliError("name the key to reset, or --all")
         if not dropped:
-            print(f"no corrections under {args.key}: the shipped values are in use")
+            print("no corrections: the shipped values are in use" if args.all
+                  else f"no corrections under {args.key}: the shipped values are in use")
             return 0
         for key in dropped:
             del overrides[key]
